@@ -1,0 +1,135 @@
+#include "reduce_algorithm.h"
+
+#include "kernel_abi.h"
+
+namespace lpnorm::gen {
+
+using namespace Halide;
+using Halide::Internal::const_false;
+using Halide::Internal::make_const;
+using Halide::Internal::make_one;
+using Halide::Internal::make_zero;
+
+namespace {
+
+// The term a sum-type reduction adds up, in the accumulator type.
+Expr sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p) {
+    Expr a = cast(acc_t, x);
+    Expr m = abs(a);
+    Expr nonzero = cast(acc_t, select(x != make_zero(x.type()), 1, 0));
+    return select(p_kind == abi::kL1, m,
+                  p_kind == abi::kL2, a * a,
+                  p_kind == abi::kL3, m * m * m,
+                  p_kind == abi::kLp, pow(m, cast(acc_t, p)),
+                  nonzero);
+}
+
+// Cube root with one Newton step, so that exact cubes come out exact before truncation.
+Expr cube_root(const Expr &s) {
+    Expr c = pow(s, make_const(s.type(), 1.0 / 3.0));
+    Expr refined = c - (c * c * c - s) / (3 * c * c);
+    return select(c > 0 && is_finite(c), refined, c);
+}
+
+// The value of the norm from the accumulated sum, still in the accumulator type.
+Expr sum_finish(const Expr &s, const Expr &p_kind, const Expr &p) {
+    return select(p_kind == abi::kL2, sqrt(s),
+                  p_kind == abi::kL3, cube_root(s),
+                  p_kind == abi::kLp, pow(s, make_one(s.type()) / cast(s.type(), p)),
+                  s);  // L1 and count
+}
+
+// Rounds a non-negative accumulator value to the output type: nearest for floats; for
+// integers truncation toward zero, saturated at the type's maximum.
+Expr to_output(const Expr &v, const Type &out_t) {
+    if (out_t.is_float() || out_t.is_bfloat()) {
+        return cast(out_t, v);
+    }
+    // 2^(bits) for unsigned, 2^(bits-1) for signed: exactly representable, and every double
+    // below it converts without overflow.
+    int value_bits = out_t.is_int() ? out_t.bits() - 1 : out_t.bits();
+    Expr limit = make_const(v.type(), std::ldexp(1.0, value_bits));
+    return select(v >= limit, out_t.max(), cast(out_t, v));
+}
+
+// max|x| and min|x| as a min-reduction over unsigned keys of the input's width:
+//  - max|x|: key = ~bits(|x|); NaN has the largest |x| bits, so it wins, as it must.
+//  - min|x|: key = bits(|x|) + 1 with NaN mapped to 0, so NaN wins; decoding 0 - 1 gives a NaN.
+// For integers bits(|x|) is the unsigned absolute value. Both keys are order-preserving.
+Expr extreme_key(const Expr &x, const Expr &p_kind) {
+    Type t = x.type();
+    Type key_t = UInt(t.bits());
+    Expr abs_bits;
+    Expr is_nan_x = const_false();
+    if (t.is_float() || t.is_bfloat()) {
+        Expr sign_clear = make_const(key_t, (uint64_t(1) << (t.bits() - 1)) - 1);
+        abs_bits = reinterpret(key_t, x) & sign_clear;
+        Expr inf_bits = reinterpret(key_t, t.max()) + 1;  // largest finite + 1 ulp = inf
+        is_nan_x = abs_bits > inf_bits;
+    } else {
+        abs_bits = t.is_uint() ? x : cast(key_t, abs(x));
+    }
+    Expr min_key = select(is_nan_x, make_zero(key_t), abs_bits + 1);
+    if (!(t.is_float() || t.is_bfloat())) {
+        min_key = abs_bits;
+    }
+    return select(p_kind == abi::kMaxAbs, ~abs_bits, min_key);
+}
+
+Expr extreme_finish(const Expr &key, const Type &in_t, const Type &out_t, const Expr &p_kind) {
+    Type key_t = key.type();
+    if (in_t.is_float() || in_t.is_bfloat()) {
+        Expr sign_clear = make_const(key_t, (uint64_t(1) << (in_t.bits() - 1)) - 1);
+        Expr bits = select(p_kind == abi::kMaxAbs, ~key, key - 1) & sign_clear;
+        return reinterpret(out_t, bits);
+    }
+    Expr abs_value = select(p_kind == abi::kMaxAbs, ~key, key);
+    return cast(out_t, min(abs_value, cast(key_t, out_t.max())));
+}
+
+std::vector<Expr> kind_conditions(Reducer reducer, const Expr &p_kind) {
+    std::vector<Expr> conditions;
+    int n = reducer == Reducer::sum ? abi::kNumSumKinds : abi::kNumExtremeKinds;
+    for (int k = 0; k < n; k++) {
+        conditions.push_back(p_kind == k);
+    }
+    return conditions;
+}
+
+}  // namespace
+
+Type sum_accumulator_type(const Type &input) {
+    if ((input.is_float() || input.is_bfloat()) && input.bits() == 16) {
+        return Float(32);
+    }
+    return Float(64);
+}
+
+ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const RDom &r,
+                              const Type &output_type, Reducer reducer, const Expr &p_kind,
+                              const Expr &p) {
+    ReduceStages s;
+    s.acc = Func("acc");
+    s.out = Func("out");
+    s.r = r;
+    s.vars = vars;
+    s.input_type = x.type();
+    s.reducer = reducer;
+    s.kind_conditions = kind_conditions(reducer, p_kind);
+
+    std::vector<Expr> args(vars.begin(), vars.end());
+    if (reducer == Reducer::sum) {
+        s.accum_type = sum_accumulator_type(x.type());
+        s.acc(args) = make_zero(s.accum_type);
+        s.acc(args) += sum_term(x, s.accum_type, p_kind, p);
+        s.out(args) = to_output(sum_finish(s.acc(args), p_kind, p), output_type);
+    } else {
+        s.accum_type = UInt(x.type().bits());
+        s.acc(args) = s.accum_type.max();
+        s.acc(args) = min(s.acc(args), extreme_key(x, p_kind));
+        s.out(args) = extreme_finish(s.acc(args), x.type(), output_type, p_kind);
+    }
+    return s;
+}
+
+}  // namespace lpnorm::gen

@@ -1,0 +1,35 @@
+// The Lp reduction algorithm, written once for every pattern: what is computed, never how.
+#pragma once
+
+#include <vector>
+
+#include "Halide.h"
+
+namespace lpnorm::gen {
+
+enum class Reducer { sum, extreme };
+
+// The stages of one reduction pipeline, handed to schedules/.
+struct ReduceStages {
+    Halide::Func acc;                // acc(vars) accumulated over `r` (update 0)
+    Halide::Func out;                // out(vars) = finish(acc(vars)), the pipeline output
+    Halide::RDom r;                  // the reduction domain
+    std::vector<Halide::Var> vars;   // output vars, innermost first
+    std::vector<Halide::Expr> kind_conditions;  // one per p_kind, to specialise on
+    Halide::Type input_type;
+    Halide::Type accum_type;
+    Reducer reducer;
+};
+
+// Accumulator of a sum-type reduction: float16/bfloat16 -> float32, everything else -> float64.
+Halide::Type sum_accumulator_type(const Halide::Type &input);
+
+// Builds acc and out for an element expression `x` (a value of the input type that depends on
+// `vars` and `r`). `p_kind` selects the term and root (see kernel_abi.h); `p` is the real order
+// used by the general-p kind.
+ReduceStages define_reduction(const Halide::Expr &x, const std::vector<Halide::Var> &vars,
+                              const Halide::RDom &r, const Halide::Type &output_type,
+                              Reducer reducer, const Halide::Expr &p_kind,
+                              const Halide::Expr &p);
+
+}  // namespace lpnorm::gen

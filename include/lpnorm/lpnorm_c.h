@@ -1,0 +1,76 @@
+/* lpnorm C ABI. Every function returns LPNORM_OK (0) or an error code; on error the output
+ * is untouched and lpnorm_last_error() returns a message for the calling thread. */
+#ifndef LPNORM_C_H
+#define LPNORM_C_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum lpnorm_status {
+    LPNORM_OK = 0,
+    LPNORM_INVALID_ARGUMENT = 1,
+    LPNORM_SHAPE_MISMATCH = 2,
+    LPNORM_DTYPE_MISMATCH = 3,
+    LPNORM_NULL_POINTER = 4,
+    LPNORM_TOO_LARGE = 5,
+    LPNORM_ALIASING = 6,
+    LPNORM_UNSUPPORTED = 7,
+    LPNORM_INTERNAL = 8
+} lpnorm_status;
+
+typedef enum lpnorm_dtype {
+    LPNORM_FLOAT32 = 0,
+    LPNORM_FLOAT16 = 1,
+    LPNORM_BFLOAT16 = 2,
+    LPNORM_FLOAT64 = 3,
+    LPNORM_INT8 = 4,
+    LPNORM_UINT8 = 5,
+    LPNORM_INT16 = 6,
+    LPNORM_UINT16 = 7,
+    LPNORM_INT32 = 8,
+    LPNORM_UINT32 = 9,
+    LPNORM_INT64 = 10,
+    LPNORM_UINT64 = 11
+} lpnorm_dtype;
+
+typedef enum lpnorm_empty_axes {
+    LPNORM_EMPTY_AXES_IDENTITY = 0,
+    LPNORM_EMPTY_AXES_REDUCE_ALL = 1,
+    LPNORM_EMPTY_AXES_ELEMENTWISE = 2
+} lpnorm_empty_axes;
+
+/* A view of caller memory. `strides` (in elements) may be NULL for dense row-major. */
+typedef struct lpnorm_tensor {
+    void *data;
+    int32_t dtype; /* an lpnorm_dtype */
+    int32_t rank;
+    const int64_t *shape;
+    const int64_t *strides;
+} lpnorm_tensor;
+
+/* y = (sum over axes of |x|^p)^(1/p); see lpnorm.h for the full contract. */
+int lpnorm_reduce(const lpnorm_tensor *input, const lpnorm_tensor *output, const int64_t *axes,
+                  int32_t num_axes, double p, int32_t keep_dims, int32_t empty_axes);
+
+/* Writes the output rank and shape (up to 8 values) reduce expects. */
+int lpnorm_reduce_output_shape(int32_t rank, const int64_t *shape, const int64_t *axes,
+                               int32_t num_axes, int32_t keep_dims, int32_t empty_axes,
+                               int32_t *out_rank, int64_t *out_shape);
+
+/* The message of this thread's last failed call ("" if none). Valid until the next call. */
+const char *lpnorm_last_error(void);
+
+/* "auto", "sse41", "avx2" or "avx512". */
+int lpnorm_set_isa(const char *isa);
+const char *lpnorm_active_isa(void);
+void lpnorm_set_num_threads(int32_t num_threads);
+const char *lpnorm_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LPNORM_C_H */

@@ -1,0 +1,119 @@
+// The C ABI: thin conversions onto the C++ API, with a per-thread last-error message.
+#include <string>
+
+#include "lpnorm/lpnorm.h"
+#include "lpnorm/lpnorm_c.h"
+
+namespace {
+
+thread_local std::string t_last_error;
+
+int record(const lpnorm::Status &s) {
+    t_last_error = s.ok() ? std::string() : s.message();
+    return static_cast<int>(s.code());
+}
+
+// Converts a C tensor; null pointers and bad ranks become named errors.
+lpnorm::Status to_tensor(const lpnorm_tensor *t, const char *name, lpnorm::Tensor *out) {
+    using lpnorm::ErrorCode;
+    if (t == nullptr) {
+        return lpnorm::Status(ErrorCode::null_pointer, std::string(name) + " is null");
+    }
+    if (t->rank < 0 || t->rank > lpnorm::kMaxRank) {
+        return lpnorm::Status(ErrorCode::invalid_argument,
+                              std::string(name) + ".rank = " + std::to_string(t->rank) +
+                                  " is outside [0, " + std::to_string(lpnorm::kMaxRank) + "]");
+    }
+    if (t->dtype < 0 || t->dtype >= lpnorm::kNumDTypes) {
+        return lpnorm::Status(ErrorCode::invalid_argument,
+                              std::string(name) + ".dtype = " + std::to_string(t->dtype) +
+                                  " is not an lpnorm_dtype");
+    }
+    if (t->rank > 0 && t->shape == nullptr) {
+        return lpnorm::Status(ErrorCode::null_pointer, std::string(name) + ".shape is null for rank " +
+                                                           std::to_string(t->rank));
+    }
+    *out = lpnorm::Tensor::contiguous(t->data, static_cast<lpnorm::DType>(t->dtype), t->shape,
+                                      t->rank);
+    if (t->strides != nullptr) {
+        for (int i = 0; i < t->rank; i++) {
+            out->strides[i] = t->strides[i];
+        }
+    }
+    return lpnorm::Status::Ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+int lpnorm_reduce(const lpnorm_tensor *input, const lpnorm_tensor *output, const int64_t *axes,
+                  int32_t num_axes, double p, int32_t keep_dims, int32_t empty_axes) {
+    lpnorm::Tensor in, out;
+    lpnorm::Status s = to_tensor(input, "input", &in);
+    if (s.ok()) s = to_tensor(output, "output", &out);
+    if (s.ok() && (num_axes < 0 || (num_axes > 0 && axes == nullptr))) {
+        s = lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
+                           "num_axes = " + std::to_string(num_axes) +
+                               (num_axes < 0 ? " is negative" : " but axes is null"));
+    }
+    if (!s.ok()) return record(s);
+    lpnorm::ReduceParams params;
+    params.axes.assign(axes, axes + num_axes);
+    params.p = p;
+    params.keep_dims = keep_dims != 0;
+    params.empty_axes = static_cast<lpnorm::EmptyAxes>(empty_axes);
+    return record(lpnorm::reduce(in, out, params));
+}
+
+int lpnorm_reduce_output_shape(int32_t rank, const int64_t *shape, const int64_t *axes,
+                               int32_t num_axes, int32_t keep_dims, int32_t empty_axes,
+                               int32_t *out_rank, int64_t *out_shape) {
+    using lpnorm::ErrorCode;
+    using lpnorm::Status;
+    if (rank < 0 || rank > lpnorm::kMaxRank) {
+        return record(Status(ErrorCode::invalid_argument, "rank = " + std::to_string(rank) +
+                                                              " is outside [0, 8]"));
+    }
+    if ((rank > 0 && shape == nullptr) || out_rank == nullptr || out_shape == nullptr ||
+        (num_axes > 0 && axes == nullptr)) {
+        return record(Status(ErrorCode::null_pointer,
+                             "shape, axes, out_rank and out_shape must not be null"));
+    }
+    if (num_axes < 0) {
+        return record(Status(ErrorCode::invalid_argument,
+                             "num_axes = " + std::to_string(num_axes) + " is negative"));
+    }
+    lpnorm::ReduceParams params;
+    params.axes.assign(axes, axes + num_axes);
+    params.keep_dims = keep_dims != 0;
+    params.empty_axes = static_cast<lpnorm::EmptyAxes>(empty_axes);
+    std::vector<int64_t> result;
+    Status s = lpnorm::reduce_output_shape(std::vector<int64_t>(shape, shape + rank), params,
+                                           &result);
+    if (s.ok()) {
+        *out_rank = static_cast<int32_t>(result.size());
+        for (size_t i = 0; i < result.size(); i++) out_shape[i] = result[i];
+    }
+    return record(s);
+}
+
+const char *lpnorm_last_error(void) { return t_last_error.c_str(); }
+
+int lpnorm_set_isa(const char *isa) {
+    lpnorm::Isa parsed;
+    if (!lpnorm::parse_isa(isa, &parsed)) {
+        return record(lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
+                                     std::string("isa = ") + (isa ? isa : "(null)") +
+                                         " is not one of auto, sse41, avx2, avx512"));
+    }
+    return record(lpnorm::set_isa(parsed));
+}
+
+const char *lpnorm_active_isa(void) { return lpnorm::isa_name(lpnorm::active_isa()); }
+
+void lpnorm_set_num_threads(int32_t num_threads) { lpnorm::set_num_threads(num_threads); }
+
+const char *lpnorm_version(void) { return lpnorm::version(); }
+
+}  // extern "C"

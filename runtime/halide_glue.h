@@ -1,0 +1,32 @@
+// Wrapping caller memory as Halide buffers and routing the Halide runtime's errors and
+// prints into lpnorm statuses instead of stderr.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "HalideRuntime.h"
+#include "lpnorm/lpnorm.h"
+
+namespace lpnorm::rt {
+
+halide_type_t halide_type_of(DType dtype);
+
+// A halide_buffer_t over caller memory with `dims` dimensions, innermost first, all mins 0.
+struct BufferView {
+    halide_buffer_t buffer{};
+    halide_dimension_t dim[kMaxRank]{};
+
+    BufferView(void *data, DType dtype, int dims, const int64_t *extent, const int64_t *stride);
+    BufferView(const BufferView &) = delete;
+    BufferView &operator=(const BufferView &) = delete;
+    halide_buffer_t *get() { return &buffer; }
+};
+
+// Installs the error and print handlers once; cheap after the first call.
+void install_halide_handlers();
+
+// Turns a kernel's non-zero return code into a Status carrying the runtime's message.
+Status kernel_failure(const char *symbol, int code);
+
+}  // namespace lpnorm::rt

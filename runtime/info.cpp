@@ -1,0 +1,40 @@
+#include "lpnorm/lpnorm.h"
+#include "registry.h"
+
+#ifndef LPNORM_VERSION
+#error "LPNORM_VERSION must be defined by the build"
+#endif
+
+namespace lpnorm {
+
+const char *version() { return LPNORM_VERSION; }
+
+const char *error_code_name(ErrorCode code) {
+    switch (code) {
+    case ErrorCode::ok: return "ok";
+    case ErrorCode::invalid_argument: return "invalid_argument";
+    case ErrorCode::shape_mismatch: return "shape_mismatch";
+    case ErrorCode::dtype_mismatch: return "dtype_mismatch";
+    case ErrorCode::null_pointer: return "null_pointer";
+    case ErrorCode::too_large: return "too_large";
+    case ErrorCode::aliasing: return "aliasing";
+    case ErrorCode::unsupported: return "unsupported";
+    case ErrorCode::internal: return "internal";
+    }
+    return "unknown";
+}
+
+std::vector<VariantInfo> compiled_variants() {
+    int count = 0;
+    const rt::ReduceKernel *kernels = rt::reduce_kernels(&count);
+    std::vector<VariantInfo> out;
+    out.reserve(size_t(count));
+    for (int i = 0; i < count; i++) {
+        const rt::ReduceKernel &k = kernels[i];
+        out.push_back(VariantInfo{"reduce", rt::pattern_name(k.pattern), rt::reducer_name(k.reducer),
+                                  k.dtype, k.isa, k.symbol});
+    }
+    return out;
+}
+
+}  // namespace lpnorm

@@ -1,0 +1,174 @@
+// lpnorm::reduce: validate -> canonicalise -> select variant -> wrap buffers -> call.
+#include <cmath>
+#include <cstring>
+
+#include "canonicalize.h"
+#include "halide_glue.h"
+#include "kernel_abi.h"
+#include "lpnorm/lpnorm.h"
+#include "registry.h"
+#include "settings.h"
+#include "validate.h"
+
+namespace lpnorm {
+namespace {
+
+struct PChoice {
+    rt::Reducer reducer;
+    int kind;
+};
+
+PChoice classify_p(double p) {
+    if (std::isinf(p)) {
+        return {rt::Reducer::extreme, p > 0 ? abi::kMaxAbs : abi::kMinAbs};
+    }
+    if (p == 0) return {rt::Reducer::sum, abi::kCount};
+    if (p == 1) return {rt::Reducer::sum, abi::kL1};
+    if (p == 2) return {rt::Reducer::sum, abi::kL2};
+    if (p == 3) return {rt::Reducer::sum, abi::kL3};
+    return {rt::Reducer::sum, abi::kLp};
+}
+
+// The reduced-axes mask and p after applying the empty-axes policy. `identity` is set when
+// the result is a plain copy.
+struct Resolved {
+    uint32_t reduced = 0;
+    double p = 2;
+    bool identity = false;
+};
+
+Status resolve(int rank, const ReduceParams &params, Resolved *r) {
+    const int policy = int(params.empty_axes);
+    if (policy < 0 || policy > int(EmptyAxes::elementwise)) {
+        return Status(ErrorCode::invalid_argument,
+                      "empty_axes = " + std::to_string(policy) + " is not an EmptyAxes policy");
+    }
+    Status s = rt::validate_p(params.p);
+    if (!s.ok()) return s;
+    s = rt::normalize_axes(params.axes, rank, &r->reduced);
+    if (!s.ok()) return s;
+    r->p = params.p;
+    if (params.axes.empty()) {
+        switch (params.empty_axes) {
+        case EmptyAxes::identity: r->identity = true; break;
+        case EmptyAxes::reduce_all: r->reduced = rank > 0 ? (1u << rank) - 1 : 0; break;
+        case EmptyAxes::elementwise: r->p = 1; break;  // |x| for every p
+        }
+    }
+    return Status::Ok();
+}
+
+std::vector<int64_t> output_shape_of(const int64_t *shape, int rank, uint32_t reduced,
+                                     bool keep_dims) {
+    std::vector<int64_t> out;
+    for (int i = 0; i < rank; i++) {
+        if (!((reduced >> i) & 1)) {
+            out.push_back(shape[i]);
+        } else if (keep_dims) {
+            out.push_back(1);
+        }
+    }
+    return out;
+}
+
+// y = x for a dense output, any input strides.
+void strided_copy(const Tensor &in, const Tensor &out) {
+    const size_t size = dtype_size(in.dtype);
+    const int64_t n = in.num_elements();
+    auto *dst = static_cast<uint8_t *>(out.data);
+    if (in.is_contiguous()) {
+        std::memcpy(dst, in.data, static_cast<size_t>(n) * size);
+        return;
+    }
+    int64_t index[kMaxRank] = {};
+    for (int64_t e = 0; e < n; e++) {
+        int64_t offset = 0;
+        for (int d = 0; d < in.rank; d++) {
+            offset += index[d] * in.strides[d];
+        }
+        std::memcpy(dst + e * size, static_cast<const uint8_t *>(in.data) + offset * int64_t(size),
+                    size);
+        for (int d = in.rank - 1; d >= 0; d--) {
+            if (++index[d] < in.shape[d]) break;
+            index[d] = 0;
+        }
+    }
+}
+
+}  // namespace
+
+Status reduce_output_shape(const std::vector<int64_t> &input_shape, const ReduceParams &params,
+                           std::vector<int64_t> *output_shape) {
+    if (input_shape.size() > size_t(kMaxRank)) {
+        return Status(ErrorCode::invalid_argument,
+                      "input.rank = " + std::to_string(input_shape.size()) + " is outside [0, " +
+                          std::to_string(kMaxRank) + "]");
+    }
+    for (size_t i = 0; i < input_shape.size(); i++) {
+        if (input_shape[i] < 0) {
+            return Status(ErrorCode::invalid_argument, "input.shape[" + std::to_string(i) +
+                                                           "] = " +
+                                                           std::to_string(input_shape[i]) +
+                                                           " is negative");
+        }
+    }
+    const int rank = static_cast<int>(input_shape.size());
+    Resolved r;
+    Status s = resolve(rank, params, &r);
+    if (!s.ok()) return s;
+    *output_shape = output_shape_of(input_shape.data(), rank, r.reduced, params.keep_dims);
+    return Status::Ok();
+}
+
+Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &params) {
+    rt::set_last_pattern(-1);
+    Status s = rt::validate_tensor(input, "input");
+    if (!s.ok()) return s;
+    s = rt::validate_tensor(output, "output");
+    if (!s.ok()) return s;
+    Resolved r;
+    s = resolve(input.rank, params, &r);
+    if (!s.ok()) return s;
+    s = rt::validate_output(input, output,
+                            output_shape_of(input.shape, input.rank, r.reduced, params.keep_dims));
+    if (!s.ok()) return s;
+
+    if (output.num_elements() == 0) {
+        return Status::Ok();
+    }
+    if (r.identity) {
+        strided_copy(input, output);
+        return Status::Ok();
+    }
+    if (input.num_elements() == 0) {
+        // A zero-size reduced dim: the norm of an empty set is 0 (all-zero bits in every dtype).
+        std::memset(output.data, 0, size_t(output.num_elements()) * dtype_size(output.dtype));
+        return Status::Ok();
+    }
+
+    rt::CanonicalReduce c;
+    s = rt::canonicalize_reduce(input, r.reduced, rt::forced_pattern(), &c);
+    if (!s.ok()) return s;
+    const PChoice choice = classify_p(r.p);
+    const Isa isa = active_isa();
+    const rt::ReduceKernel *kernel = rt::find_reduce_kernel(c.pattern, choice.reducer, input.dtype, isa);
+    if (kernel == nullptr) {
+        return Status(ErrorCode::unsupported,
+                      std::string("no ") + rt::pattern_name(c.pattern) + " " +
+                          rt::reducer_name(choice.reducer) + " kernel for dtype " +
+                          dtype_name(input.dtype) + " at isa " + isa_name(isa) +
+                          " in this build");
+    }
+    rt::install_halide_handlers();
+    rt::BufferView in_buf(input.data, input.dtype, c.in_dims, c.in_extent, c.in_stride);
+    rt::BufferView out_buf(output.data, output.dtype, c.out_dims, c.out_extent, c.out_stride);
+    const int code = kernel->fn(in_buf.get(), int32_t(c.reduce_mask), choice.kind, r.p,
+                                out_buf.get());
+    if (code != 0) {
+        return rt::kernel_failure(kernel->symbol, code);
+    }
+    rt::set_last_pattern(int(c.pattern));
+    return Status::Ok();
+}
+
+}  // namespace lpnorm

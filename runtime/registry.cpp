@@ -1,0 +1,68 @@
+#include "registry.h"
+
+// Declarations of the generated kernels.
+#define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)                          \
+    extern "C" int symbol(halide_buffer_t *, int32_t, int32_t, double, halide_buffer_t *);
+#include "lpnorm_kernel_table.inc"
+#undef LPNORM_REDUCE_KERNEL
+
+namespace lpnorm::rt {
+namespace {
+
+const ReduceKernel kReduceKernels[] = {
+#define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)                          \
+    {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::isa, symbol, #symbol},
+#include "lpnorm_kernel_table.inc"
+#undef LPNORM_REDUCE_KERNEL
+};
+
+constexpr int kNumReduceKernels = sizeof(kReduceKernels) / sizeof(kReduceKernels[0]);
+
+struct Index {
+    const ReduceKernel *slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
+    bool isa_present[kNumIsas] = {};
+
+    Index() {
+        for (const ReduceKernel &k : kReduceKernels) {
+            slot[int(k.isa)][int(k.pattern)][int(k.reducer)][int(k.dtype)] = &k;
+            isa_present[int(k.isa)] = true;
+        }
+    }
+};
+
+const Index &index() {
+    static const Index idx;
+    return idx;
+}
+
+}  // namespace
+
+const char *pattern_name(Pattern pattern) {
+    static const char *const names[] = {"all", "inner", "outer", "middle", "general"};
+    return names[int(pattern)];
+}
+
+const char *reducer_name(Reducer reducer) {
+    return reducer == Reducer::sum ? "sum" : "extreme";
+}
+
+const ReduceKernel *reduce_kernels(int *count) {
+    *count = kNumReduceKernels;
+    return kReduceKernels;
+}
+
+const ReduceKernel *find_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype, Isa isa) {
+    for (int i = int(isa); i >= 1; i--) {
+        if (const ReduceKernel *k = index().slot[i][int(pattern)][int(reducer)][int(dtype)]) {
+            return k;
+        }
+    }
+    return nullptr;
+}
+
+bool isa_compiled(Isa isa) {
+    int i = int(isa);
+    return i >= 1 && i < kNumIsas && index().isa_present[i];
+}
+
+}  // namespace lpnorm::rt

@@ -1,0 +1,42 @@
+// The table of compiled kernel variants, generated from the CMake variant list.
+#pragma once
+
+#include <cstdint>
+
+#include "HalideRuntime.h"
+#include "lpnorm/lpnorm.h"
+
+namespace lpnorm::rt {
+
+enum class Pattern : int { all = 0, inner = 1, outer = 2, middle = 3, general = 4 };
+constexpr int kNumPatterns = 5;
+enum class Reducer : int { sum = 0, extreme = 1 };
+constexpr int kNumReducers = 2;
+constexpr int kNumIsas = 4;  // indexed by Isa; slot 0 (auto_detect) stays empty
+
+const char *pattern_name(Pattern pattern);
+const char *reducer_name(Reducer reducer);
+
+using ReduceKernelFn = int (*)(halide_buffer_t *input, int32_t reduce_mask, int32_t p_kind,
+                               double p, halide_buffer_t *output);
+
+struct ReduceKernel {
+    Pattern pattern;
+    Reducer reducer;
+    DType dtype;
+    Isa isa;
+    ReduceKernelFn fn;
+    const char *symbol;
+};
+
+// All compiled reduction kernels.
+const ReduceKernel *reduce_kernels(int *count);
+
+// The kernel for (pattern, reducer, dtype) compiled for `isa`, or for the best ISA below it
+// when `isa` was not compiled for that combination; nullptr when none exists.
+const ReduceKernel *find_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype, Isa isa);
+
+// True when at least one kernel was compiled for `isa`.
+bool isa_compiled(Isa isa);
+
+}  // namespace lpnorm::rt

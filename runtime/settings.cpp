@@ -1,0 +1,130 @@
+#include "settings.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "HalideRuntime.h"
+#include "cpu_features.h"
+#include "registry.h"
+#include "testing.h"
+
+namespace lpnorm {
+namespace {
+
+std::atomic<int> g_isa_override{-1};  // -1: not read from the environment yet
+std::atomic<int> g_num_threads{0};
+std::atomic<int> g_forced_pattern{-1};
+thread_local int t_last_pattern = -1;
+
+Isa best_isa() {
+    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::sse41}) {
+        if (rt::cpu_can_run(isa) && rt::isa_compiled(isa)) {
+            return isa;
+        }
+    }
+    return Isa::auto_detect;  // no runnable kernel: reduce() reports unsupported
+}
+
+// LPNORM_ISA=sse41|avx2|avx512 forces an ISA the CPU can run; anything else is ignored.
+int isa_from_environment() {
+    const char *env = std::getenv("LPNORM_ISA");
+    Isa isa;
+    if (env && parse_isa(env, &isa) && isa != Isa::auto_detect && rt::cpu_can_run(isa) &&
+        rt::isa_compiled(isa)) {
+        return int(isa);
+    }
+    return int(Isa::auto_detect);
+}
+
+}  // namespace
+
+const char *isa_name(Isa isa) {
+    switch (isa) {
+    case Isa::auto_detect: return "auto";
+    case Isa::sse41: return "sse41";
+    case Isa::avx2: return "avx2";
+    case Isa::avx512: return "avx512";
+    }
+    return "invalid";
+}
+
+bool parse_isa(const char *name, Isa *out) {
+    for (Isa isa : {Isa::auto_detect, Isa::sse41, Isa::avx2, Isa::avx512}) {
+        if (name && std::strcmp(name, isa_name(isa)) == 0) {
+            *out = isa;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool cpu_supports(Isa isa) { return rt::cpu_can_run(isa); }
+
+Isa detected_isa() {
+    static const Isa isa = best_isa();
+    return isa;
+}
+
+Isa active_isa() {
+    int o = g_isa_override.load(std::memory_order_relaxed);
+    if (o < 0) {
+        o = isa_from_environment();
+        g_isa_override.store(o, std::memory_order_relaxed);
+    }
+    return o == int(Isa::auto_detect) ? detected_isa() : Isa(o);
+}
+
+Status set_isa(Isa isa) {
+    if (isa != Isa::auto_detect) {
+        if (int(isa) < 0 || int(isa) > int(Isa::avx512)) {
+            return Status(ErrorCode::invalid_argument,
+                          "isa = " + std::to_string(int(isa)) + " is not an Isa");
+        }
+        if (!rt::cpu_can_run(isa)) {
+            return Status(ErrorCode::unsupported, std::string("isa = ") + isa_name(isa) +
+                                                      " cannot run on this CPU");
+        }
+        if (!rt::isa_compiled(isa)) {
+            return Status(ErrorCode::unsupported,
+                          std::string("isa = ") + isa_name(isa) + " was not compiled in this build");
+        }
+    }
+    g_isa_override.store(int(isa), std::memory_order_relaxed);
+    return Status::Ok();
+}
+
+void set_num_threads(int n) {
+    const int resolved = n > 0 ? n : 0;
+    g_num_threads.store(resolved, std::memory_order_relaxed);
+    const int hw = static_cast<int>(std::thread::hardware_concurrency());
+    halide_set_num_threads(resolved > 0 ? resolved : (hw > 0 ? hw : 1));
+}
+
+int num_threads() {
+    const int n = g_num_threads.load(std::memory_order_relaxed);
+    if (n > 0) {
+        return n;
+    }
+    const int hw = static_cast<int>(std::thread::hardware_concurrency());
+    return hw > 0 ? hw : 1;
+}
+
+namespace testing {
+
+void force_pattern(Pattern pattern) {
+    g_forced_pattern.store(int(pattern), std::memory_order_relaxed);
+}
+
+Pattern last_pattern() { return Pattern(t_last_pattern); }
+
+}  // namespace testing
+
+namespace rt {
+
+int forced_pattern() { return g_forced_pattern.load(std::memory_order_relaxed); }
+void set_last_pattern(int pattern) { t_last_pattern = pattern; }
+
+}  // namespace rt
+}  // namespace lpnorm

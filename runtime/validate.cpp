@@ -1,0 +1,159 @@
+#include "validate.h"
+
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace lpnorm::rt {
+
+std::string format_shape(const int64_t *shape, int rank) {
+    std::string s = "[";
+    for (int i = 0; i < rank; i++) {
+        s += (i ? ", " : "") + std::to_string(shape[i]);
+    }
+    return s + "]";
+}
+
+std::string format_shape(const std::vector<int64_t> &shape) {
+    return format_shape(shape.data(), static_cast<int>(shape.size()));
+}
+
+std::string format_number(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    // Shortest form that round-trips, for readable messages.
+    for (int digits = 1; digits <= 17; digits++) {
+        char shorter[32];
+        std::snprintf(shorter, sizeof shorter, "%.*g", digits, v);
+        if (std::strtod(shorter, nullptr) == v) {
+            return shorter;
+        }
+    }
+    return buf;
+}
+
+Status validate_tensor(const Tensor &t, const char *name) {
+    const std::string n = name;
+    if (t.rank < 0 || t.rank > kMaxRank) {
+        return Status(ErrorCode::invalid_argument,
+                      n + ".rank = " + std::to_string(t.rank) + " is outside [0, " +
+                          std::to_string(kMaxRank) + "] (or its strides do not match its shape)");
+    }
+    if (dtype_size(t.dtype) == 0) {
+        return Status(ErrorCode::invalid_argument,
+                      n + ".dtype = " + std::to_string(int(t.dtype)) + " is not a dtype");
+    }
+    int64_t elements = 1;
+    bool overflow = false;
+    for (int i = 0; i < t.rank; i++) {
+        if (t.shape[i] < 0) {
+            return Status(ErrorCode::invalid_argument,
+                          n + ".shape[" + std::to_string(i) + "] = " + std::to_string(t.shape[i]) +
+                              " is negative");
+        }
+        overflow = overflow || __builtin_mul_overflow(elements, t.shape[i], &elements);
+    }
+    int64_t bytes = 0;
+    overflow = overflow || __builtin_mul_overflow(elements, int64_t(dtype_size(t.dtype)), &bytes);
+    if (overflow && t.num_elements() != 0) {
+        return Status(ErrorCode::too_large, n + ".shape = " + format_shape(t.shape, t.rank) +
+                                                " of " + dtype_name(t.dtype) +
+                                                " has more than 2^63 bytes");
+    }
+    if (t.data == nullptr && t.num_elements() != 0) {
+        return Status(ErrorCode::null_pointer,
+                      n + ".data is null but " + n + ".shape = " + format_shape(t.shape, t.rank) +
+                          " has " + std::to_string(t.num_elements()) + " elements");
+    }
+    return Status::Ok();
+}
+
+Status normalize_axes(const std::vector<int64_t> &axes, int rank, uint32_t *mask) {
+    uint32_t m = 0;
+    int first_index[kMaxRank];
+    for (size_t i = 0; i < axes.size(); i++) {
+        const int64_t a = axes[i];
+        if (a < -rank || a >= rank) {
+            return Status(ErrorCode::invalid_argument,
+                          "axes[" + std::to_string(i) + "] = " + std::to_string(a) +
+                              " is out of range for rank " + std::to_string(rank) + " (valid: [" +
+                              std::to_string(-rank) + ", " + std::to_string(rank - 1) + "])");
+        }
+        const int axis = static_cast<int>(a < 0 ? a + rank : a);
+        if (m & (1u << axis)) {
+            return Status(ErrorCode::invalid_argument,
+                          "axes[" + std::to_string(i) + "] = " + std::to_string(a) +
+                              " repeats axes[" + std::to_string(first_index[axis]) + "] = " +
+                              std::to_string(axes[first_index[axis]]) + " (axis " +
+                              std::to_string(axis) + ")");
+        }
+        first_index[axis] = static_cast<int>(i);
+        m |= 1u << axis;
+    }
+    *mask = m;
+    return Status::Ok();
+}
+
+Status validate_p(double p) {
+    if (std::isnan(p) || (p < 0 && !std::isinf(p))) {
+        return Status(ErrorCode::invalid_argument,
+                      "p = " + format_number(p) + " is not a norm order: use p > 0, 0, inf or -inf");
+    }
+    return Status::Ok();
+}
+
+namespace {
+
+// [lowest, highest] byte addresses a tensor touches; false when it has no elements.
+bool byte_span(const Tensor &t, uintptr_t *lo, uintptr_t *hi) {
+    if (t.num_elements() == 0) {
+        return false;
+    }
+    const int64_t size = static_cast<int64_t>(dtype_size(t.dtype));
+    __int128 low = 0, high = 0;  // wide enough for any int64 strides and shapes
+    for (int i = 0; i < t.rank; i++) {
+        const __int128 reach = __int128(t.strides[i]) * (t.shape[i] - 1) * size;
+        (reach < 0 ? low : high) += reach;
+    }
+    const __int128 base = reinterpret_cast<uintptr_t>(t.data);
+    *lo = static_cast<uintptr_t>(std::max<__int128>(0, base + low));
+    *hi = static_cast<uintptr_t>(std::min<__int128>(UINTPTR_MAX, base + high + size - 1));
+    return true;
+}
+
+}  // namespace
+
+Status validate_output(const Tensor &input, const Tensor &output,
+                       const std::vector<int64_t> &expected_shape) {
+    if (output.dtype != input.dtype) {
+        return Status(ErrorCode::dtype_mismatch, std::string("output.dtype = ") +
+                                                     dtype_name(output.dtype) +
+                                                     " differs from input.dtype = " +
+                                                     dtype_name(input.dtype));
+    }
+    const bool same_shape =
+        output.rank == static_cast<int>(expected_shape.size()) &&
+        std::equal(expected_shape.begin(), expected_shape.end(), output.shape);
+    if (!same_shape) {
+        return Status(ErrorCode::shape_mismatch,
+                      "output.shape = " + format_shape(output.shape, output.rank) +
+                          " differs from the expected " + format_shape(expected_shape));
+    }
+    if (!output.is_contiguous()) {
+        return Status(ErrorCode::invalid_argument,
+                      "output.strides = " + format_shape(output.strides, output.rank) +
+                          " are not dense row-major for shape " +
+                          format_shape(output.shape, output.rank));
+    }
+    uintptr_t in_lo, in_hi, out_lo, out_hi;
+    if (byte_span(input, &in_lo, &in_hi) && byte_span(output, &out_lo, &out_hi) &&
+        in_lo <= out_hi && out_lo <= in_hi) {
+        return Status(ErrorCode::aliasing, "input and output memory overlap");
+    }
+    return Status::Ok();
+}
+
+}  // namespace lpnorm::rt

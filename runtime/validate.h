@@ -1,0 +1,32 @@
+// Argument checks shared by every entry point. Each failure names the argument and value.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lpnorm/lpnorm.h"
+
+namespace lpnorm::rt {
+
+// "[6, 12, 10]"
+std::string format_shape(const int64_t *shape, int rank);
+std::string format_shape(const std::vector<int64_t> &shape);
+// "2.5", "inf", "-inf", "nan"
+std::string format_number(double v);
+
+// Rank, dtype, non-negative shape, byte-count overflow, null data. `name` is "input" or
+// "output".
+Status validate_tensor(const Tensor &t, const char *name);
+
+// Normalises `axes` for `rank` into a bit mask (bit i: logical axis i), rejecting out-of-range
+// and repeated axes.
+Status normalize_axes(const std::vector<int64_t> &axes, int rank, uint32_t *mask);
+
+// p must be > 0, 0, +inf or -inf.
+Status validate_p(double p);
+
+// Output dtype, shape (exactly `expected`), density, and no overlap with the input.
+Status validate_output(const Tensor &input, const Tensor &output,
+                       const std::vector<int64_t> &expected_shape);
+
+}  // namespace lpnorm::rt

@@ -1,0 +1,162 @@
+// CPU schedules of the reduction patterns.
+//
+// Every pattern is memory-bound, so each schedule aims at one streaming pass over the input
+// with vector loads, enough independent accumulators to hide the add latency, and both cores
+// busy on large inputs only (a thread-pool wake-up costs more than a small reduction).
+#include "cpu_reduce_schedule.h"
+
+namespace lpnorm::sched {
+namespace {
+
+using namespace Halide;
+using gen::ReduceStages;
+
+// Gives each p_kind its own copy of `stage` so that no branch evaluates another kind's term
+// (the general-p kind calls pow; L1 must not pay for it). Returns the specialised stages.
+std::vector<Stage> specialize_kinds(Stage stage, const ReduceStages &s) {
+    std::vector<Stage> kinds;
+    for (const Expr &condition : s.kind_conditions) {
+        kinds.push_back(stage.specialize(condition));
+    }
+    stage.specialize_fail("lpnorm: unknown p_kind");
+    return kinds;
+}
+
+// Vector width in elements of the input type.
+int vector_width(const ReduceStages &s, const Target &target, const ReduceKnobs &knobs) {
+    return target.natural_vector_size(s.input_type) * std::max(1, knobs.vector_multiple);
+}
+
+// (r) -> (): tasks of task_elements each, then vector lanes within a task.
+void schedule_all(ReduceStages s, const ReduceBuffers &b, const Target &target,
+                  const ReduceKnobs &knobs) {
+    const int lanes_n = vector_width(s, target, knobs);
+    Expr n = b.input_extent[0];
+    RVar task_r("task_r"), in_task("in_task"), vec_r("vec_r"), lane_r("lane_r");
+    Var task("task"), lane("lane");
+
+    Func tasks = s.acc.update().split(s.r.x, task_r, in_task, knobs.task_elements,
+                                      TailStrategy::GuardWithIf)
+                     .rfactor(task_r, task);
+    Func lanes = tasks.update().split(in_task, vec_r, lane_r, lanes_n, TailStrategy::GuardWithIf)
+                     .rfactor(lane_r, lane);
+    lanes.compute_at(tasks, task).vectorize(lane);
+    for (Stage k : specialize_kinds(lanes.update(), s)) {
+        k.vectorize(lane);
+    }
+    tasks.compute_root();
+    tasks.update().specialize(n >= knobs.parallel_min_elements).parallel(task);
+    specialize_kinds(s.out, s);
+}
+
+// (r, k) -> (k): each row is a contiguous run; lanes accumulate it, a vector tree adds the
+// lanes, rows are split into tasks.
+void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target,
+                    const ReduceKnobs &knobs) {
+    const int lanes_n = vector_width(s, target, knobs);
+    Var k = s.vars[0];
+    Expr row = b.input_extent[0];
+    Expr rows = b.output_extent[0];
+    RVar vec_r("vec_r"), lane_r("lane_r");
+    Var lane("lane"), kt("kt"), kr("kr");
+
+    Func lanes = s.acc.update().split(s.r.x, vec_r, lane_r, lanes_n, TailStrategy::GuardWithIf)
+                     .rfactor(lane_r, lane);
+    Expr rows_per_task = max(1, knobs.task_elements / max(row, 1));
+    s.out.split(k, kt, kr, rows_per_task, TailStrategy::GuardWithIf);
+    for (Stage kind : specialize_kinds(s.out, s)) {
+        kind.specialize(row * rows >= knobs.parallel_min_elements).parallel(kt);
+    }
+    s.acc.compute_at(s.out, kr);
+    lanes.compute_at(s.out, kr).vectorize(lane);
+    for (Stage kind : specialize_kinds(lanes.update(), s)) {
+        kind.vectorize(lane);
+    }
+}
+
+// (k0, r[, k1]) -> (k0[, k1]): a tile of the contiguous kept dim is accumulated in L1 while
+// the reduced dim streams past it, one contiguous run of `tile` elements per reduced index.
+void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &target,
+                      const ReduceKnobs &knobs) {
+    const int lanes_n = vector_width(s, target, knobs);
+    const int tile = std::max(lanes_n, (knobs.tile / lanes_n) * lanes_n);
+    Var k0 = s.vars[0];
+    Expr kept = b.output_extent[0];
+    Expr total = b.input_extent[0] * b.input_extent[1];
+    if (s.vars.size() > 1) {
+        total *= b.input_extent[2];
+    }
+    Var kt("kt"), kv("kv"), task("task");
+
+    for (Stage kind : specialize_kinds(s.out, s)) {
+        // Tiles of `tile`, or of one vector on short rows, or scalar on very short ones.
+        // ShiftInwards keeps every tile inside the buffer, so the accumulator's region is a
+        // whole number of vectors.
+        Stage wide = kind.specialize(kept >= tile);
+        Stage narrow = kind.specialize(kept >= lanes_n);
+        wide.split(k0, kt, kv, tile, TailStrategy::ShiftInwards).vectorize(kv, lanes_n);
+        narrow.split(k0, kt, kv, lanes_n, TailStrategy::ShiftInwards).vectorize(kv);
+        kind.split(k0, kt, kv, 1);
+        for (Stage st : {wide, narrow, kind}) {
+            if (s.vars.size() > 1) {
+                st.fuse(kt, s.vars[1], task);
+            } else {
+                st.rename(kt, task);
+            }
+            st.specialize(total >= knobs.parallel_min_elements).parallel(task);
+        }
+    }
+    s.acc.compute_at(s.out, task);
+    s.acc.specialize(kept >= lanes_n).vectorize(k0, lanes_n);
+    for (Stage kind : specialize_kinds(s.acc.update(), s)) {
+        kind.reorder(k0, s.r.x);
+        kind.specialize(kept >= lanes_n).vectorize(k0, lanes_n);
+    }
+}
+
+// Any pattern, any strides: one scalar accumulation per output element, outputs split
+// across threads. The fallback for shapes the dedicated patterns do not cover.
+void schedule_general(ReduceStages s, const ReduceBuffers &b, const ReduceKnobs &knobs) {
+    Expr total = 1;
+    for (const Expr &e : b.input_extent) {
+        total *= cast<int64_t>(e);
+    }
+    Var outer("outer");
+    for (Stage kind : specialize_kinds(s.out, s)) {
+        // Fuse every output dim but the innermost into one parallel loop.
+        Var fused = s.vars[1];
+        for (size_t d = 2; d < s.vars.size(); d++) {
+            Var next("fused" + std::to_string(d));
+            kind.fuse(fused, s.vars[d], next);
+            fused = next;
+        }
+        kind.rename(fused, outer);
+        kind.specialize(total >= knobs.parallel_min_elements).parallel(outer);
+    }
+    s.acc.compute_at(s.out, s.vars[0]);
+    specialize_kinds(s.acc.update(), s);
+}
+
+}  // namespace
+
+void schedule_reduction_cpu(ReducePattern pattern, const ReduceStages &stages,
+                            const ReduceBuffers &buffers, const Target &target,
+                            const ReduceKnobs &knobs) {
+    switch (pattern) {
+    case ReducePattern::all:
+        schedule_all(stages, buffers, target, knobs);
+        break;
+    case ReducePattern::inner:
+        schedule_inner(stages, buffers, target, knobs);
+        break;
+    case ReducePattern::outer:
+    case ReducePattern::middle:
+        schedule_strided(stages, buffers, target, knobs);
+        break;
+    case ReducePattern::general:
+        schedule_general(stages, buffers, knobs);
+        break;
+    }
+}
+
+}  // namespace lpnorm::sched

@@ -1,0 +1,20 @@
+// Chooses the schedule family for a reduction from the Halide Target.
+#include "reduce_schedule.h"
+
+#include "cpu_reduce_schedule.h"
+
+namespace lpnorm::sched {
+
+void schedule_reduction(ReducePattern pattern, const gen::ReduceStages &stages,
+                        const ReduceBuffers &buffers, const Halide::Target &target,
+                        const ReduceKnobs &knobs) {
+    if (target.has_gpu_feature()) {
+        throw Halide::CompileError("lpnorm: no GPU schedule for reductions yet (target " +
+                                   target.to_string() + ")");
+    }
+    // x86 (SSE4.1, AVX2, AVX-512) and ARM share the CPU schedule; they differ in vector
+    // width, which comes from the target.
+    schedule_reduction_cpu(pattern, stages, buffers, target, knobs);
+}
+
+}  // namespace lpnorm::sched
