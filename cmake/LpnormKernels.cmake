@@ -7,6 +7,9 @@ set(LPNORM_DTYPES
     float32 float16 bfloat16 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64
     CACHE STRING "Element types to build kernels for")
 set(LPNORM_REDUCE_PATTERNS all inner outer middle general)
+# Extra generator parameters for every reduction kernel, e.g. "tile=2048;task_elements=262144"
+# (the knobs of schedules/reduce_schedule.h). Empty: the hand-picked defaults.
+set(LPNORM_REDUCE_KNOBS "" CACHE STRING "Schedule knob overrides for reduction kernels")
 set(LPNORM_REDUCERS sum extreme)
 
 # lpnorm_add_reduce_kernels(<objects-var> <table-var>)
@@ -31,7 +34,7 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
                         COMMAND lpnorm_generators -g "reduce_${pattern}" -f "${name}"
                                 -o "${out_dir}" -e object "target=${target}"
                                 "input.type=${dtype}" "output.type=${dtype}"
-                                "reducer=${reducer}"
+                                "reducer=${reducer}" ${LPNORM_REDUCE_KNOBS}
                         DEPENDS lpnorm_generators
                         COMMENT "Generating ${name}"
                         VERBATIM)

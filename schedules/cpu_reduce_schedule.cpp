@@ -27,16 +27,23 @@ int vector_width(const ReduceStages &s, const Target &target, const ReduceKnobs 
     return target.natural_vector_size(s.input_type) * std::max(1, knobs.vector_multiple);
 }
 
-// (r) -> (): tasks of task_elements each, then vector lanes within a task.
+// (r) -> (): the input is cut into tasks, each task into vector lanes, and the partial sums
+// are combined at the end. Tasks hold n / (n / task_elements + 1) elements rounded up to a
+// whole vector, so the tasks overshoot n by at most two vectors each, whatever n is (a fixed
+// task size left the last task running a full task of masked no-op iterations: 895 us
+// instead of 0.3 us for n = 2 on AVX2).
 void schedule_all(ReduceStages s, const ReduceBuffers &b, const Target &target,
                   const ReduceKnobs &knobs) {
     const int lanes_n = vector_width(s, target, knobs);
     Expr n = b.input_extent[0];
+    // Written with divisions only: the simplifier may fold sums of products into forms that
+    // overflow 32 bits (n * 65537) for large n.
+    Expr num_tasks = n / knobs.task_elements + 1;
+    Expr task_size = (n / num_tasks / lanes_n + 1) * lanes_n;
     RVar task_r("task_r"), in_task("in_task"), vec_r("vec_r"), lane_r("lane_r");
     Var task("task"), lane("lane");
 
-    Func tasks = s.acc.update().split(s.r.x, task_r, in_task, knobs.task_elements,
-                                      TailStrategy::GuardWithIf)
+    Func tasks = s.acc.update().split(s.r.x, task_r, in_task, task_size, TailStrategy::GuardWithIf)
                      .rfactor(task_r, task);
     Func lanes = tasks.update().split(in_task, vec_r, lane_r, lanes_n, TailStrategy::GuardWithIf)
                      .rfactor(lane_r, lane);
@@ -44,6 +51,7 @@ void schedule_all(ReduceStages s, const ReduceBuffers &b, const Target &target,
     for (Stage k : specialize_kinds(lanes.update(), s)) {
         k.vectorize(lane);
     }
+    tasks.update().specialize(n >= lanes_n).atomic().vectorize(lane_r);
     tasks.compute_root();
     tasks.update().specialize(n >= knobs.parallel_min_elements).parallel(task);
     specialize_kinds(s.out, s);
@@ -72,27 +80,33 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
     for (Stage kind : specialize_kinds(lanes.update(), s)) {
         kind.vectorize(lane);
     }
+    // Add the lanes with a vector tree, not a serial chain of dependent adds.
+    s.acc.update().specialize(row >= lanes_n).atomic().vectorize(lane_r);
 }
 
 // (k0, r[, k1]) -> (k0[, k1]): a tile of the contiguous kept dim is accumulated in L1 while
-// the reduced dim streams past it, one contiguous run of `tile` elements per reduced index.
+// the reduced dim streams past it, one contiguous run of the tile per reduced index.
+// Tiles are balanced: ceil(kept / tile) equal tiles rounded up to whole vectors, so a kept
+// extent of 3136 is cut as 4 x 800, not 4 x 1024 with 30% of the last tile read twice.
 void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &target,
                       const ReduceKnobs &knobs) {
     const int lanes_n = vector_width(s, target, knobs);
-    const int tile = std::max(lanes_n, (knobs.tile / lanes_n) * lanes_n);
+    const int max_tile = std::max(lanes_n, (knobs.tile / lanes_n) * lanes_n);
     Var k0 = s.vars[0];
     Expr kept = b.output_extent[0];
     Expr total = b.input_extent[0] * b.input_extent[1];
     if (s.vars.size() > 1) {
         total *= b.input_extent[2];
     }
+    Expr num_tiles = (kept - 1) / max_tile + 1;
+    Expr tile = ((kept - 1) / num_tiles / lanes_n + 1) * lanes_n;
     Var kt("kt"), kv("kv"), task("task");
 
     for (Stage kind : specialize_kinds(s.out, s)) {
-        // Tiles of `tile`, or of one vector on short rows, or scalar on very short ones.
+        // Balanced tiles, or one vector on short rows, or scalar on very short ones.
         // ShiftInwards keeps every tile inside the buffer, so the accumulator's region is a
         // whole number of vectors.
-        Stage wide = kind.specialize(kept >= tile);
+        Stage wide = kind.specialize(kept >= max_tile);
         Stage narrow = kind.specialize(kept >= lanes_n);
         wide.split(k0, kt, kv, tile, TailStrategy::ShiftInwards).vectorize(kv, lanes_n);
         narrow.split(k0, kt, kv, lanes_n, TailStrategy::ShiftInwards).vectorize(kv);
