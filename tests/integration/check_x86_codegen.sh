@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Disassembles the generated x86 kernel objects and checks each ISA variant really uses its
+# registers: AVX-512 kernels zmm, AVX2 kernels ymm and no zmm, SSE4.1 kernels neither.
+# The general pattern is exempt from the "uses" half: it is the scalar fallback.
+set -euo pipefail
+kernels_dir="$1"
+objdump="${OBJDUMP:-objdump}"
+failures=0
+checked=0
+
+count() { "$objdump" -d --no-show-raw-insn "$1" | grep -c "%$2" || true; }
+
+for obj in "$kernels_dir"/lpnorm_reduce_*.o; do
+    name="$(basename "$obj" .o)"
+    isa="${name##*_}"
+    zmm="$(count "$obj" zmm)"
+    ymm="$(count "$obj" ymm)"
+    vectorized=1
+    [[ "$name" == lpnorm_reduce_general_* ]] && vectorized=0
+    case "$isa" in
+    avx512) bad=$((vectorized && zmm == 0)) ;;
+    avx2) bad=$(((vectorized && ymm == 0) || zmm > 0)) ;;
+    sse41) bad=$((ymm > 0 || zmm > 0)) ;;
+    *) continue ;;
+    esac
+    checked=$((checked + 1))
+    if [ "$bad" -ne 0 ]; then
+        echo "FAIL $name: zmm=$zmm ymm=$ymm"
+        failures=$((failures + 1))
+    fi
+done
+echo "checked $checked kernel objects, $failures failures"
+[ "$checked" -gt 0 ] && [ "$failures" -eq 0 ]

@@ -1,0 +1,22 @@
+# Installs the built lpnorm into a scratch prefix, then configures, builds and runs
+# examples/consumer against it with find_package(lpnorm).
+# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, GENERATOR.
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+
+function(run)
+    execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
+    if (NOT rc EQUAL 0)
+        message(FATAL_ERROR "command failed (${rc}): ${ARGV}")
+    endif ()
+endfunction()
+
+run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}/examples/consumer" -B "${WORK_DIR}/build"
+    -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}")
+run("${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
+run("${WORK_DIR}/build/consumer")
+if (NOT EXISTS "${prefix}/bin/lpnorm")
+    message(FATAL_ERROR "the lpnorm command-line tool was not installed")
+endif ()
+run("${prefix}/bin/lpnorm" info)
