@@ -23,7 +23,7 @@ public:
     GP<Reducer> reducer{"reducer", Reducer::sum, kReducerNames};
     // Schedule knobs (see schedules/reduce_schedule.h for their meaning).
     GP<int> vector_multiple{"vector_multiple", sched::ReduceKnobs{}.vector_multiple};
-    GP<int> tile{"tile", sched::ReduceKnobs{}.tile};
+    GP<int> min_tasks{"min_tasks", sched::ReduceKnobs{}.min_tasks};
     GP<int> parallel_min_elements{"parallel_min_elements",
                                   sched::ReduceKnobs{}.parallel_min_elements};
     GP<int> task_elements{"task_elements", sched::ReduceKnobs{}.task_elements};
@@ -44,7 +44,7 @@ public:
     void schedule() {
         sched::ReduceKnobs knobs;
         knobs.vector_multiple = vector_multiple;
-        knobs.tile = tile;
+        knobs.min_tasks = min_tasks;
         knobs.parallel_min_elements = parallel_min_elements;
         knobs.task_elements = task_elements;
         sched::ReduceBuffers buffers;

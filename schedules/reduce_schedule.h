@@ -17,13 +17,13 @@ struct ReduceKnobs {
     // Vector width as a multiple of the target's natural width for the input type: more
     // independent accumulators hide the add latency.
     int vector_multiple = 2;
-    // Kept-dimension tile of the outer/middle patterns, in elements: each reduced row is read
-    // as a contiguous run of this many elements into an L1-resident accumulator.
-    int tile = 1024;
     // Below this many input elements a kernel runs on the calling thread only.
     int parallel_min_elements = 1 << 18;
     // Input elements per parallel task.
     int task_elements = 1 << 16;
+    // Parallel tasks a strided reduction aims for (its rows are cut into chunks until the
+    // kept dims and the chunks give this many).
+    int min_tasks = 16;
 };
 
 // Extents of the pipeline's buffers, innermost first.
