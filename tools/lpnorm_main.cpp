@@ -1,0 +1,244 @@
+// lpnorm: command-line front end of the lpnorm library.
+//
+//   lpnorm reduce IN.npy OUT.npy [--p P] [--axes A,B,...] [--keep-dims] [--empty-axes POLICY]
+//   lpnorm info
+//   lpnorm demo
+//
+// On any error: exit status 1 (bad data, I/O, library error) or 2 (bad command line), exactly
+// one line "lpnorm: error: ..." on stderr, and no output file.
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_args.h"
+#include "demo.h"
+#include "lpnorm/lpnorm.h"
+#include "npy.h"
+
+namespace lpnorm::cli {
+namespace {
+
+const char kUsage[] = R"(usage:
+  lpnorm reduce IN.npy OUT.npy [--p P] [--axes A,B,...] [--keep-dims]
+                               [--empty-axes identity|reduce_all|elementwise]
+                               [--dtype bfloat16] [--threads N]
+      y = (sum over AXES of |x|^p)^(1/p), written to OUT.npy with the input's dtype.
+      --p P          norm order: any real p > 0, 0 (count of non-zeros), inf, -inf (default 2)
+      --axes LIST    comma-separated axes, negative counting from the end; pass negative
+                     values as --axes=-2,-1. Omitted or --axes= means an empty list.
+      --keep-dims    keep reduced axes as size 1
+      --empty-axes   what an empty axes list means (default reduce_all):
+                     identity (OpenVINO), reduce_all (ONNX), elementwise (ONNX-18, y = |x|)
+      --dtype D      read raw 2-byte '<V2' data (numpy's file form of ml_dtypes.bfloat16) as D;
+                     bfloat16 output is written as '<V2' too
+      --threads N    worker threads (default 0: one per core)
+  lpnorm info        version, instruction sets, threads and compiled kernel variants
+  lpnorm demo [--quick]
+                     the OpenVINO spec examples and a timing table against a naive loop
+  lpnorm --help      this text
+
+Value flags accept "--flag value" and "--flag=value". .npy files may be C or Fortran order,
+format 1.0/2.0/3.0, dtypes float16/32/64, bfloat16 (as '<V2'), int8..int64, uint8..uint64.
+Exit status: 0 on success, 1 on bad input data or a library error, 2 on a bad command line.
+)";
+
+void check_status(const Status &s, const std::string &what) {
+    if (!s.ok()) throw Error(kExitFailure, what + ": " + s.message());
+}
+
+void set_threads(const Args &args) {
+    if (args.has("threads")) set_num_threads(parse_count("--threads", args.get("threads")));
+}
+
+int cmd_reduce(int argc, char **argv) {
+    const Args args(argc, argv, 2, "lpnorm reduce",
+                    {{"p", true},
+                     {"axes", true},
+                     {"keep-dims", false},
+                     {"empty-axes", true},
+                     {"dtype", true},
+                     {"threads", true}});
+    if (args.help()) {
+        std::fputs(kUsage, stdout);
+        return kExitOk;
+    }
+    if (args.positional().size() != 2) {
+        throw Error(kExitUsage, "'lpnorm reduce' needs IN.npy and OUT.npy, got " +
+                                    std::to_string(args.positional().size()) + " file arguments");
+    }
+    const std::string &in_path = args.positional()[0], &out_path = args.positional()[1];
+    ReduceParams params;
+    params.p = args.has("p") ? parse_double("--p", args.get("p")) : 2.0;
+    params.axes = parse_axes("--axes", args.get("axes"));
+    params.keep_dims = args.flag("keep-dims");
+    if (args.has("empty-axes")) params.empty_axes = parse_empty_axes("--empty-axes", args.get("empty-axes"));
+    npy::ReadOptions read_options;
+    if (args.has("dtype")) read_options.void2_dtype = parse_dtype_name("--dtype", args.get("dtype"));
+    set_threads(args);
+
+    npy::Array in;
+    std::string error;
+    if (!npy::read(in_path, &in, &error, read_options)) {
+        throw Error(kExitFailure, "cannot read '" + in_path + "': " + error);
+    }
+    if (read_options.void2_dtype && *read_options.void2_dtype != in.dtype) {
+        throw Error(kExitUsage, "--dtype " + args.get("dtype") + " does not match '" + in_path +
+                                    "', which holds " + dtype_name(in.dtype) +
+                                    " (--dtype only reinterprets raw '<V2' data)");
+    }
+    std::vector<int64_t> out_shape;
+    check_status(reduce_output_shape(in.shape, params, &out_shape), "reduce");
+    int64_t out_bytes = 0;
+    npy::Buffer out;
+    if (!npy::byte_count(out_shape, in.dtype, &out_bytes, &error) ||
+        !out.allocate(static_cast<size_t>(out_bytes))) {
+        throw Error(kExitFailure, "cannot allocate the output " + npy::shape_string(out_shape));
+    }
+    Tensor out_tensor = Tensor::contiguous(out.data(), in.dtype, out_shape);
+    check_status(reduce(in.tensor(), out_tensor, params), "reduce");
+    if (!npy::write(out_path, in.dtype, out_shape, out.data(), &error)) {
+        throw Error(kExitFailure, "cannot write '" + out_path + "': " + error);
+    }
+    std::printf("%s: %s %s -> %s\n", out_path.c_str(), dtype_name(in.dtype),
+                npy::shape_string(in.shape).c_str(), npy::shape_string(out_shape).c_str());
+    return kExitOk;
+}
+
+// A matrix of kernel counts: one row per (op, pattern, reducer) in registry order, one column
+// per ISA; each cell is the number of dtypes compiled. Cells with fewer than all dtypes are
+// spelled out below the table.
+void print_variants() {
+    const std::vector<VariantInfo> variants = compiled_variants();
+    struct Row {
+        std::string op, pattern, reducer;
+        std::string dtypes[4];  // indexed by Isa
+        int count[4] = {};
+    };
+    std::vector<Row> rows;
+    bool isa_used[4] = {};
+    for (const VariantInfo &v : variants) {
+        Row *row = nullptr;
+        for (Row &r : rows) {
+            if (r.op == v.op && r.pattern == v.pattern && r.reducer == v.reducer) row = &r;
+        }
+        if (row == nullptr) {
+            row = &rows.emplace_back();
+            row->op = v.op;
+            row->pattern = v.pattern;
+            row->reducer = v.reducer;
+        }
+        const int i = static_cast<int>(v.isa) & 3;
+        isa_used[i] = true;
+        row->dtypes[i] += std::string(row->count[i]++ ? " " : "") + dtype_name(v.dtype);
+    }
+    std::printf("compiled variants: %zu (dtypes per kernel and ISA; %d = all)\n", variants.size(),
+                kNumDTypes);
+    std::printf("  %-7s %-8s %-8s", "op", "pattern", "reducer");
+    for (int i = 0; i < 4; ++i) {
+        if (isa_used[i]) std::printf(" %7s", isa_name(static_cast<Isa>(i)));
+    }
+    std::printf("\n");
+    std::string partial;
+    for (const Row &r : rows) {
+        std::printf("  %-7s %-8s %-8s", r.op.c_str(), r.pattern.c_str(), r.reducer.c_str());
+        for (int i = 0; i < 4; ++i) {
+            if (isa_used[i]) std::printf(" %7d", r.count[i]);
+            if (r.count[i] > 0 && r.count[i] < kNumDTypes) {
+                partial += "  " + r.op + " " + r.pattern + " " + r.reducer + " " +
+                           isa_name(static_cast<Isa>(i)) + ": " + r.dtypes[i] + "\n";
+            }
+        }
+        std::printf("\n");
+    }
+    if (!partial.empty()) std::printf("partial rows:\n%s", partial.c_str());
+}
+
+int cmd_info(int argc, char **argv) {
+    const Args args(argc, argv, 2, "lpnorm info", {});
+    if (args.help()) {
+        std::fputs(kUsage, stdout);
+        return kExitOk;
+    }
+    if (!args.positional().empty())
+        throw Error(kExitUsage, "'lpnorm info' takes no arguments, got '" + args.positional()[0] + "'");
+    std::printf("lpnorm %s\n", version());
+    std::printf("isa: detected %s, active %s (override with LPNORM_ISA=sse41|avx2|avx512)\n",
+                isa_name(detected_isa()), isa_name(active_isa()));
+    std::printf("cpu supports:");
+    for (Isa isa : {Isa::sse41, Isa::avx2, Isa::avx512}) {
+        std::printf(" %s %s", isa_name(isa), cpu_supports(isa) ? "yes" : "no");
+    }
+    const int threads = num_threads();
+    std::printf("\nthreads: %d%s (hardware threads: %u)\n", threads, threads == 0 ? " = one per core" : "",
+                std::thread::hardware_concurrency());
+    print_variants();
+    return kExitOk;
+}
+
+int cmd_demo(int argc, char **argv) {
+    const Args args(argc, argv, 2, "lpnorm demo", {{"quick", false}, {"threads", true}});
+    if (args.help()) {
+        std::fputs(kUsage, stdout);
+        return kExitOk;
+    }
+    if (!args.positional().empty())
+        throw Error(kExitUsage, "'lpnorm demo' takes no arguments, got '" + args.positional()[0] + "'");
+    set_threads(args);
+    DemoOptions options;
+    options.quick = args.flag("quick");
+    run_demo(options);
+    return kExitOk;
+}
+
+int run(int argc, char **argv) {
+    if (argc < 2) {
+        std::fputs(kUsage, stdout);
+        return kExitOk;
+    }
+    const std::string command = argv[1];
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::fputs(kUsage, stdout);
+        return kExitOk;
+    }
+    if (command == "reduce") return cmd_reduce(argc, argv);
+    if (command == "info") return cmd_info(argc, argv);
+    if (command == "demo") return cmd_demo(argc, argv);
+    throw Error(kExitUsage,
+                "unknown command '" + command + "' (commands: reduce, info, demo; see lpnorm --help)");
+}
+
+// Keeps the error to one line.
+std::string one_line(std::string s) {
+    for (char &c : s) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    return s;
+}
+
+}  // namespace
+}  // namespace lpnorm::cli
+
+int main(int argc, char **argv) {
+    using namespace lpnorm::cli;
+    int code = kExitFailure;
+    std::string message;
+    try {
+        code = run(argc, argv);
+    } catch (const Error &e) {
+        code = e.exit_code();
+        message = e.what();
+    } catch (const std::bad_alloc &) {
+        message = "out of memory";
+    } catch (const std::exception &e) {
+        message = e.what();
+    }
+    if (std::fflush(stdout) != 0 && message.empty()) {
+        code = kExitFailure;
+        message = "cannot write to standard output";
+    }
+    if (!message.empty()) std::fprintf(stderr, "lpnorm: error: %s\n", one_line(message).c_str());
+    return code;
+}
