@@ -12,15 +12,49 @@ using Halide::Internal::make_zero;
 
 namespace {
 
+// The bits of |x| as an unsigned integer of x's width (for integers, the absolute value).
+Expr magnitude_bits(const Expr &x) {
+    Type t = x.type();
+    Type bits_t = UInt(t.bits());
+    if (t.is_float() || t.is_bfloat()) {
+        return reinterpret(bits_t, x) & make_const(bits_t, (uint64_t(1) << (t.bits() - 1)) - 1);
+    }
+    return t.is_uint() ? x : cast(bits_t, abs(x));
+}
+
+// NaN and inf tests on the bits. Halide compiles float math with fast-math flags, under
+// which LLVM may assume sums are never NaN and fold a float is_nan() to false; integer tests
+// on the bits cannot be folded that way.
+int mantissa_bits(const Type &t) {
+    return t.is_bfloat() ? 7 : t.bits() == 16 ? 10 : t.bits() == 32 ? 23 : 52;
+}
+// All exponent bits set, mantissa zero. (Type::max() of a float type is inf itself.)
+Expr inf_bits(const Type &t) {
+    const uint64_t sign_clear = (uint64_t(1) << (t.bits() - 1)) - 1;
+    const uint64_t mantissa = (uint64_t(1) << mantissa_bits(t)) - 1;
+    return make_const(UInt(t.bits()), sign_clear & ~mantissa);
+}
+Expr is_nan_bits(const Expr &x) { return magnitude_bits(x) > inf_bits(x.type()); }
+Expr is_nan_or_inf_bits(const Expr &x) { return magnitude_bits(x) >= inf_bits(x.type()); }
+Expr quiet_nan(const Type &t) {
+    return reinterpret(t, inf_bits(t) | make_const(UInt(t.bits()), uint64_t(1) << (mantissa_bits(t) - 1)));
+}
+
 // The term a sum-type reduction adds up, in the accumulator type.
 Expr sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p) {
     Expr a = cast(acc_t, x);
     Expr m = abs(a);
-    Expr nonzero = cast(acc_t, select(x != make_zero(x.type()), 1, 0));
+    // Both sides of a select are evaluated, and fast-math code may misbehave on NaN or inf
+    // even in the side not taken, so pow only ever sees finite values.
+    Expr non_finite = is_nan_or_inf_bits(m);
+    Expr finite_m = select(non_finite, make_one(acc_t), m);
+    // Tested on the bits: fast-math float compares may treat NaN as equal to anything.
+    Expr nonzero = cast(acc_t, select(magnitude_bits(x) != 0, 1, 0));
     return select(p_kind == abi::kL1, m,
                   p_kind == abi::kL2, a * a,
                   p_kind == abi::kL3, m * m * m,
-                  p_kind == abi::kLp, pow(m, cast(acc_t, p)),
+                  // Halide's own float32 pow maps NaN to 0: non-finite |x| is its own term.
+                  p_kind == abi::kLp, select(non_finite, m, pow(finite_m, cast(acc_t, p))),
                   nonzero);
 }
 
@@ -28,7 +62,7 @@ Expr sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &
 Expr cube_root(const Expr &s) {
     Expr c = pow(s, make_const(s.type(), 1.0 / 3.0));
     Expr refined = c - (c * c * c - s) / (3 * c * c);
-    return select(c > 0 && is_finite(c), refined, c);
+    return select(c > 0, refined, c);  // s is finite here: NaN and inf never reach the root
 }
 
 // The value of the norm from the accumulated sum, still in the accumulator type.
@@ -43,7 +77,8 @@ Expr sum_finish(const Expr &s, const Expr &p_kind, const Expr &p) {
 // integers truncation toward zero, saturated at the type's maximum.
 Expr to_output(const Expr &v, const Type &out_t) {
     if (out_t.is_float() || out_t.is_bfloat()) {
-        return cast(out_t, v);
+        // NaN by its bits: emulated float16 conversions (no F16C) turn NaN into inf.
+        return select(is_nan_bits(v), quiet_nan(out_t), strict_float(cast(out_t, v)));
     }
     // 2^(bits) for unsigned, 2^(bits-1) for signed: exactly representable, and every double
     // below it converts without overflow.
@@ -59,16 +94,8 @@ Expr to_output(const Expr &v, const Type &out_t) {
 Expr extreme_key(const Expr &x, const Expr &p_kind) {
     Type t = x.type();
     Type key_t = UInt(t.bits());
-    Expr abs_bits;
-    Expr is_nan_x = const_false();
-    if (t.is_float() || t.is_bfloat()) {
-        Expr sign_clear = make_const(key_t, (uint64_t(1) << (t.bits() - 1)) - 1);
-        abs_bits = reinterpret(key_t, x) & sign_clear;
-        Expr inf_bits = reinterpret(key_t, t.max()) + 1;  // largest finite + 1 ulp = inf
-        is_nan_x = abs_bits > inf_bits;
-    } else {
-        abs_bits = t.is_uint() ? x : cast(key_t, abs(x));
-    }
+    Expr abs_bits = magnitude_bits(x);
+    Expr is_nan_x = (t.is_float() || t.is_bfloat()) ? is_nan_bits(x) : const_false();
     Expr min_key = select(is_nan_x, make_zero(key_t), abs_bits + 1);
     if (!(t.is_float() || t.is_bfloat())) {
         min_key = abs_bits;
@@ -121,8 +148,17 @@ ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const
     if (reducer == Reducer::sum) {
         s.accum_type = sum_accumulator_type(x.type());
         s.acc(args) = make_zero(s.accum_type);
-        s.acc(args) += sum_term(x, s.accum_type, p_kind, p);
-        s.out(args) = to_output(sum_finish(s.acc(args), p_kind, p), output_type);
+        // Halide compiles float math with fast-math flags, which may assume no NaN or inf.
+        // The term and the root are marked strict so that NaN and inf propagate as IEEE says
+        // (pow(NaN, p), the cube root's refinement, float16 conversions); the accumulating
+        // add stays free to be vectorised and reassociated by the schedule.
+        s.acc(args) += strict_float(sum_term(x, s.accum_type, p_kind, p));
+        Expr sum = s.acc(args);
+        // NaN and inf sums are their own norm (pow and the cube root need not handle them).
+        Expr non_finite = is_nan_or_inf_bits(sum);
+        Expr finite_sum = select(non_finite, make_one(s.accum_type), sum);
+        Expr norm = select(non_finite, sum, strict_float(sum_finish(finite_sum, p_kind, p)));
+        s.out(args) = to_output(norm, output_type);
     } else {
         s.accum_type = UInt(x.type().bits());
         s.acc(args) = s.accum_type.max();

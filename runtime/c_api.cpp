@@ -52,10 +52,13 @@ int lpnorm_reduce(const lpnorm_tensor *input, const lpnorm_tensor *output, const
     lpnorm::Tensor in, out;
     lpnorm::Status s = to_tensor(input, "input", &in);
     if (s.ok()) s = to_tensor(output, "output", &out);
-    if (s.ok() && (num_axes < 0 || (num_axes > 0 && axes == nullptr))) {
+    if (s.ok() && num_axes < 0) {
         s = lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
-                           "num_axes = " + std::to_string(num_axes) +
-                               (num_axes < 0 ? " is negative" : " but axes is null"));
+                           "num_axes = " + std::to_string(num_axes) + " is negative");
+    }
+    if (s.ok() && num_axes > 0 && axes == nullptr) {
+        s = lpnorm::Status(lpnorm::ErrorCode::null_pointer,
+                           "axes is null but num_axes = " + std::to_string(num_axes));
     }
     if (!s.ok()) return record(s);
     lpnorm::ReduceParams params;

@@ -63,6 +63,20 @@ Status validate_tensor(const Tensor &t, const char *name) {
                                                 " of " + dtype_name(t.dtype) +
                                                 " has more than 2^63 bytes");
     }
+    // The furthest element from `data` must be addressable: |stride| * (extent - 1) summed
+    // over dims, in bytes, within int64 (wide arithmetic: any int64 strides are accepted).
+    if (t.num_elements() != 0) {
+        __int128 reach = 0;
+        for (int i = 0; i < t.rank; i++) {
+            const __int128 stride = t.strides[i] < 0 ? -__int128(t.strides[i]) : __int128(t.strides[i]);
+            reach += stride * (t.shape[i] - 1);
+        }
+        if ((reach + 1) * __int128(dtype_size(t.dtype)) > __int128(INT64_MAX)) {
+            return Status(ErrorCode::too_large,
+                          n + ".strides = " + format_shape(t.strides, t.rank) + " with shape " +
+                              format_shape(t.shape, t.rank) + " reach beyond 2^63 bytes");
+        }
+    }
     if (t.data == nullptr && t.num_elements() != 0) {
         return Status(ErrorCode::null_pointer,
                       n + ".data is null but " + n + ".shape = " + format_shape(t.shape, t.rank) +
