@@ -58,14 +58,13 @@ Status resolve(int rank, const ReduceParams &params, Resolved *r) {
     return Status::Ok();
 }
 
-std::vector<int64_t> output_shape_of(const int64_t *shape, int rank, uint32_t reduced,
-                                     bool keep_dims) {
-    std::vector<int64_t> out;
+rt::Shape output_shape_of(const int64_t *shape, int rank, uint32_t reduced, bool keep_dims) {
+    rt::Shape out;
     for (int i = 0; i < rank; i++) {
         if (!((reduced >> i) & 1)) {
-            out.push_back(shape[i]);
+            out.dim[out.rank++] = shape[i];
         } else if (keep_dims) {
-            out.push_back(1);
+            out.dim[out.rank++] = 1;
         }
     }
     return out;
@@ -116,7 +115,7 @@ Status reduce_output_shape(const std::vector<int64_t> &input_shape, const Reduce
     Resolved r;
     Status s = resolve(rank, params, &r);
     if (!s.ok()) return s;
-    *output_shape = output_shape_of(input_shape.data(), rank, r.reduced, params.keep_dims);
+    *output_shape = output_shape_of(input_shape.data(), rank, r.reduced, params.keep_dims).to_vector();
     return Status::Ok();
 }
 

@@ -140,21 +140,19 @@ bool byte_span(const Tensor &t, uintptr_t *lo, uintptr_t *hi) {
 
 }  // namespace
 
-Status validate_output(const Tensor &input, const Tensor &output,
-                       const std::vector<int64_t> &expected_shape) {
+Status validate_output(const Tensor &input, const Tensor &output, const Shape &expected) {
     if (output.dtype != input.dtype) {
         return Status(ErrorCode::dtype_mismatch, std::string("output.dtype = ") +
                                                      dtype_name(output.dtype) +
                                                      " differs from input.dtype = " +
                                                      dtype_name(input.dtype));
     }
-    const bool same_shape =
-        output.rank == static_cast<int>(expected_shape.size()) &&
-        std::equal(expected_shape.begin(), expected_shape.end(), output.shape);
+    const bool same_shape = output.rank == expected.rank &&
+                            std::equal(expected.dim, expected.dim + expected.rank, output.shape);
     if (!same_shape) {
         return Status(ErrorCode::shape_mismatch,
                       "output.shape = " + format_shape(output.shape, output.rank) +
-                          " differs from the expected " + format_shape(expected_shape));
+                          " differs from the expected " + format_shape(expected.dim, expected.rank));
     }
     if (!output.is_contiguous()) {
         return Status(ErrorCode::invalid_argument,

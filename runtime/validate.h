@@ -25,8 +25,14 @@ Status normalize_axes(const std::vector<int64_t> &axes, int rank, uint32_t *mask
 // p must be > 0, 0, +inf or -inf.
 Status validate_p(double p);
 
+// A shape held inline (no allocation on the call path).
+struct Shape {
+    int rank = 0;
+    int64_t dim[kMaxRank] = {};
+    std::vector<int64_t> to_vector() const { return std::vector<int64_t>(dim, dim + rank); }
+};
+
 // Output dtype, shape (exactly `expected`), density, and no overlap with the input.
-Status validate_output(const Tensor &input, const Tensor &output,
-                       const std::vector<int64_t> &expected_shape);
+Status validate_output(const Tensor &input, const Tensor &output, const Shape &expected);
 
 }  // namespace lpnorm::rt
