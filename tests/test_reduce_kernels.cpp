@@ -1,0 +1,197 @@
+// Every compiled variant against the reference: each ISA x dtype x forced pattern x p-class,
+// on ragged sizes around the vector widths (4/8/16 lanes of f32, 8/16/32 of 16-bit types,
+// 2/4/8 of f64) and primes.
+#include <cmath>
+#include <tuple>
+
+#include "test_util.h"
+
+namespace lpnorm::test {
+namespace {
+
+using testing::Pattern;
+
+const std::vector<int64_t> kSizes = {1, 2, 3, 4, 5, 7, 8, 9, 13, 15, 16, 17, 31, 32, 33, 61, 64, 65, 127};
+
+struct Case {
+    std::vector<int64_t> shape;
+    std::vector<int64_t> axes;
+};
+
+// Shapes that canonicalise to `pattern` when every extent is >= 2 (row-major order;
+// kernel_abi.h lists the same patterns innermost first).
+std::vector<Case> cases_for(Pattern pattern) {
+    std::vector<Case> c;
+    for (int64_t s : kSizes) {
+        switch (pattern) {
+            case Pattern::all:
+                c.push_back({{s}, {0}});
+                c.push_back({{s, 3}, {0, 1}});
+                break;
+            case Pattern::inner:
+                c.push_back({{3, s}, {1}});
+                c.push_back({{s, 5}, {1}});
+                break;
+            case Pattern::outer:
+                c.push_back({{s, 3}, {0}});
+                c.push_back({{5, s}, {0}});
+                break;
+            case Pattern::middle:
+                c.push_back({{2, s, 3}, {1}});
+                c.push_back({{3, 5, s}, {1}});
+                c.push_back({{s, 5, 2}, {-2}});
+                break;
+            case Pattern::general:
+                c.push_back({{2, s, 3, 2}, {1, 3}});
+                c.push_back({{s, 3, 2}, {0, 2}});
+                c.push_back({{3, 2, s, 2}, {0, 2}});
+                break;
+            case Pattern::automatic: break;
+        }
+    }
+    if (pattern == Pattern::all) {
+        for (int64_t s : {255, 1000, 4099}) c.push_back({{s}, {0}});
+    }
+    if (pattern == Pattern::inner) c.push_back({{7, 1031}, {1}});
+    if (pattern == Pattern::outer) c.push_back({{1031, 7}, {0}});
+    return c;
+}
+
+bool all_extents_above_one(const std::vector<int64_t> &shape) {
+    for (int64_t d : shape)
+        if (d < 2) return false;
+    return true;
+}
+
+class KernelSweep : public ::testing::TestWithParam<std::tuple<Isa, DType>> {
+protected:
+    // Forces the ISA; false (with the test skipped or failed) when it cannot run here.
+    bool select_isa(Isa isa) {
+        if (!cpu_supports(isa)) {
+            skip_reason_ = std::string("this CPU cannot run ") + isa_name(isa) + " kernels";
+            return false;
+        }
+        const Status s = set_isa(isa);
+        if (s.code() == ErrorCode::unsupported) {
+            skip_reason_ = std::string(isa_name(isa)) + " not available: " + s.message();
+            return false;
+        }
+        EXPECT_TRUE(s.ok()) << s.message();
+        EXPECT_EQ(active_isa(), isa);
+        return s.ok() && active_isa() == isa;
+    }
+    void TearDown() override { set_isa(Isa::auto_detect); }
+
+    // Calls f(x, axes, expected pattern) for every case of every pattern, with the pattern
+    // forced; general is also forced on every other pattern's cases.
+    template <typename F>
+    void for_each_case(DType dtype, F &&f) {
+        uint64_t seed = 1;
+        for (Pattern pattern : {Pattern::all, Pattern::inner, Pattern::outer, Pattern::middle, Pattern::general}) {
+            PatternScope forced(pattern);
+            std::vector<Case> cases = cases_for(pattern);
+            if (pattern == Pattern::general) {
+                for (Pattern other : {Pattern::all, Pattern::inner, Pattern::outer, Pattern::middle}) {
+                    const std::vector<Case> more = cases_for(other);
+                    cases.insert(cases.end(), more.begin(), more.end());
+                }
+            }
+            for (const Case &c : cases) {
+                Array x = make_array(dtype, c.shape);
+                fill_random(&x, seed++);
+                if (!f(x, c.axes, all_extents_above_one(c.shape) ? pattern : Pattern::automatic)) return;
+            }
+        }
+    }
+
+    // EXPECT-style check that gives up after a few failures, so one bug does not flood the log
+    // but does not hide the next one either.
+    bool check(const Tensor &x, const ReduceParams &p, Pattern pattern) {
+        const ::testing::AssertionResult r = check_reduce(x, p, pattern);
+        EXPECT_TRUE(r);
+        if (!r && ++failures_ >= 6) {
+            ADD_FAILURE() << "stopping after " << failures_ << " failures";
+            return false;
+        }
+        return true;
+    }
+
+    std::string skip_reason_;
+    int failures_ = 0;
+};
+
+TEST_P(KernelSweep, PatternsPClassesRaggedSizes) {
+    const auto [isa, dtype] = GetParam();
+    if (!select_isa(isa)) {
+        if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+        return;
+    }
+    for_each_case(dtype, [&](const Array &x, const std::vector<int64_t> &axes, Pattern expect) {
+        for (double p : p_classes()) {
+            for (bool keep : {false, true}) {
+                if (keep && x.t.rank != 3) continue;  // keep_dims changes only the shape
+                if (!check(x.t, params(axes, p, keep), expect)) return false;
+            }
+        }
+        return true;
+    });
+}
+
+// NaN, +inf and -inf sprinkled over vector bodies and tails of the same cases.
+class SpecialValueSweep : public KernelSweep {};
+
+TEST_P(SpecialValueSweep, NaNAndInfinity) {
+    const auto [isa, dtype] = GetParam();
+    if (!select_isa(isa)) {
+        if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+        return;
+    }
+    for_each_case(dtype, [&](Array &x, const std::vector<int64_t> &axes, Pattern expect) {
+        for (int64_t i = 0; i < x.storage_elements; ++i) {
+            if (i % 23 == 5) x.set_at(i, NAN);
+            if (i % 31 == 7) x.set_at(i, HUGE_VAL);
+            if (i % 37 == 11) x.set_at(i, -HUGE_VAL);
+        }
+        for (double p : p_classes())
+            if (!check(x.t, params(axes, p), expect)) return false;
+        return true;
+    });
+}
+
+std::string sweep_name(const ::testing::TestParamInfo<std::tuple<Isa, DType>> &info) {
+    return std::string(isa_name(std::get<0>(info.param))) + "_" + dtype_name(std::get<1>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, KernelSweep,
+                         ::testing::Combine(::testing::Values(Isa::sse41, Isa::avx2, Isa::avx512),
+                                            ::testing::ValuesIn(all_dtypes())),
+                         sweep_name);
+INSTANTIATE_TEST_SUITE_P(FloatVariants, SpecialValueSweep,
+                         ::testing::Combine(::testing::Values(Isa::sse41, Isa::avx2, Isa::avx512),
+                                            ::testing::Values(DType::float32, DType::float16, DType::bfloat16,
+                                                              DType::float64)),
+                         sweep_name);
+
+// Large inputs that take the multi-threaded paths (rfactor for single outputs, parallel rows).
+class LargeShapes : public ::testing::TestWithParam<DType> {};
+
+TEST_P(LargeShapes, ThreadedPaths) {
+    const DType dtype = GetParam();
+    set_num_threads(2);
+    const std::vector<Case> cases = {{{1 << 18}, {0}}, {{16, 1 << 13}, {1}}, {{1 << 13, 16}, {0}},
+                                     {{8, 2053, 8}, {1}}};
+    uint64_t seed = 99;
+    for (const Case &c : cases) {
+        Array x = make_array(dtype, c.shape);
+        fill_random(&x, seed++);
+        for (double p : {1.0, 2.0, 2.5, HUGE_VAL}) EXPECT_TRUE(check_reduce(x.t, params(c.axes, p)));
+    }
+    set_num_threads(0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, LargeShapes,
+                         ::testing::Values(DType::float32, DType::float16, DType::float64, DType::int32),
+                         [](const auto &info) { return std::string(dtype_name(info.param)); });
+
+}  // namespace
+}  // namespace lpnorm::test

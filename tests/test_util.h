@@ -1,0 +1,83 @@
+// Shared helpers for the reduction tests: owned arrays, deterministic data, scoped ISA and
+// pattern overrides, and check_reduce(), which runs lpnorm::reduce and compares every output
+// element with the reference within the derived tolerance.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "lpnorm/lpnorm.h"
+#include "reference/reduce_reference.h"
+#include "testing.h"
+
+namespace lpnorm {
+// Readable test parameters in gtest output.
+inline void PrintTo(Isa isa, std::ostream *os) { *os << isa_name(isa); }
+inline void PrintTo(DType dtype, std::ostream *os) { *os << dtype_name(dtype); }
+}  // namespace lpnorm
+
+namespace lpnorm::test {
+
+// Storage plus a (possibly strided) view into it.
+struct Array {
+    std::vector<unsigned char> storage;
+    int64_t storage_elements = 0;
+    Tensor t;
+
+    // Element at a logical index of the view.
+    long double get(const std::vector<int64_t> &index) const;
+    void set(const std::vector<int64_t> &index, long double value);
+    // Every element of the storage, in storage order.
+    long double at(int64_t i) const;
+    void set_at(int64_t i, long double value);
+};
+
+// Dense row-major array, zero-filled.
+Array make_array(DType dtype, const std::vector<int64_t> &shape);
+// A view with the given element strides over storage just large enough for it (negative
+// strides put `data` inside the storage); storage is zero-filled.
+Array make_strided(DType dtype, const std::vector<int64_t> &shape,
+                   const std::vector<int64_t> &strides);
+// Dense array holding `values` (rounded to dtype).
+Array make_from(DType dtype, const std::vector<int64_t> &shape,
+                const std::vector<long double> &values);
+
+// Fills the whole storage with deterministic pseudo-random values for the dtype: about 15%
+// zeros, floats in (-8, 8), signed integers in [-100, 100], unsigned in [0, 200].
+void fill_random(Array *a, uint64_t seed);
+
+// Fills every byte of the storage with `byte` (canaries).
+void fill_bytes(Array *a, unsigned char byte);
+
+const std::vector<DType> &all_dtypes();
+const std::vector<double> &p_classes();  // 1, 2, 3, 2.5, 0.5, +inf, -inf, 0
+
+std::string describe(const Tensor &t, const ReduceParams &params);
+std::string shape_string(const std::vector<int64_t> &shape);
+
+// Runs lpnorm::reduce(input, out, params) into a canary-filled dense output and checks the
+// shape, every value against the reference and, when `pattern` is not automatic, that the
+// call dispatched to `pattern`.
+::testing::AssertionResult check_reduce(const Tensor &input, const ReduceParams &params,
+                                        testing::Pattern pattern = testing::Pattern::automatic);
+
+// Runs lpnorm::reduce and returns the output array (the test checks the values itself).
+Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status);
+
+ReduceParams params(std::vector<int64_t> axes, double p, bool keep_dims = false,
+                    EmptyAxes empty = EmptyAxes::reduce_all);
+
+// Forces a reduction pattern for the lifetime of the object.
+class PatternScope {
+public:
+    explicit PatternScope(testing::Pattern p) { testing::force_pattern(p); }
+    ~PatternScope() { testing::force_pattern(testing::Pattern::automatic); }
+};
+
+const char *pattern_name(testing::Pattern p);
+
+}  // namespace lpnorm::test
