@@ -54,7 +54,8 @@ public:
         for (int d = 0; d < OutDims; d++) {
             buffers.output_extent.push_back(output.dim(d).extent());
         }
-        sched::schedule_reduction(Pattern, stages_, buffers, this->get_target(), knobs);
+        // The schedule reads the target from the context: only schedules/ looks at it.
+        sched::schedule_reduction(Pattern, stages_, buffers, this->context(), knobs);
     }
 
 protected:

@@ -6,8 +6,9 @@
 namespace lpnorm::sched {
 
 void schedule_reduction(ReducePattern pattern, const gen::ReduceStages &stages,
-                        const ReduceBuffers &buffers, const Halide::Target &target,
+                        const ReduceBuffers &buffers, const Halide::GeneratorContext &context,
                         const ReduceKnobs &knobs) {
+    const Halide::Target &target = context.target();
     if (target.has_gpu_feature()) {
         throw Halide::CompileError("lpnorm: no GPU schedule for reductions yet (target " +
                                    target.to_string() + ")");

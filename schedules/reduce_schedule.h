@@ -32,8 +32,9 @@ struct ReduceBuffers {
     std::vector<Halide::Expr> output_extent;
 };
 
+// Schedules `stages` for the target of the generator's `context`.
 void schedule_reduction(ReducePattern pattern, const gen::ReduceStages &stages,
-                        const ReduceBuffers &buffers, const Halide::Target &target,
+                        const ReduceBuffers &buffers, const Halide::GeneratorContext &context,
                         const ReduceKnobs &knobs);
 
 }  // namespace lpnorm::sched
