@@ -93,7 +93,7 @@ test)
 bench)
     setup
     build
-    "$root/bench/run_benchmarks.sh" "$build_dir/bench/lpnorm_bench"
+    "$root/bench/run_benchmarks.sh" -b "$build_dir/bench/lpnorm_bench"
     ;;
 *)
     echo "usage: tools/dev.sh demo|test|bench|setup" >&2

@@ -1,0 +1,70 @@
+// oneDNN baseline: the `reduction` primitive with algorithm::reduction_norm_lp_sum
+// (y = (sum |x|^p)^(1/p), eps = 0). The destination keeps the source rank with 1s on the
+// reduced axes, which is the same memory as our keep_dims = false output.
+//
+// Threads: oneDNN from Debian uses OpenMP; the binary sets omp_set_num_threads at start-up.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <string>
+
+#include "bench_common.h"
+
+namespace lpnorm_bench {
+namespace {
+
+using dnnl::memory;
+
+class OneDnn final : public Runner {
+public:
+    OneDnn(const Problem &pb) : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+        memory::dims src_dims(pb.shape, pb.shape + pb.rank), dst_dims = src_dims;
+        for (int i = 0; i < pb.num_axes; ++i) dst_dims[pb.axes[i]] = 1;
+        memory::data_type type = pb.elem == Elem::f32 ? memory::data_type::f32 : memory::data_type::f16;
+        memory::format_tag tag = pb.rank == 4 ? memory::format_tag::abcd
+                                 : pb.rank == 2 ? memory::format_tag::ab
+                                                : memory::format_tag::a;
+        memory::desc src_md(src_dims, type, tag), dst_md(dst_dims, type, tag);
+        auto alg = dnnl::algorithm::reduction_norm_lp_sum;
+#if DNNL_VERSION_MAJOR >= 3
+        dnnl::reduction::primitive_desc pd(engine_, alg, src_md, dst_md, float(pb.p), 0.0f);
+#else
+        dnnl::reduction::primitive_desc pd({alg, src_md, dst_md, float(pb.p), 0.0f}, engine_);
+#endif
+        impl_ = pd.impl_info_str();
+        primitive_ = dnnl::reduction(pd);
+        src_ = memory(src_md, engine_, const_cast<void *>(pb.input));
+        dst_ = memory(dst_md, engine_, pb.output);
+    }
+
+    void run() override {
+        primitive_.execute(stream_, {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}});
+        stream_.wait();
+    }
+
+    const char *label() const override { return impl_.c_str(); }
+
+private:
+    std::string impl_;
+    dnnl::engine engine_;
+    dnnl::stream stream_;
+    dnnl::reduction primitive_;
+    memory src_, dst_;
+};
+
+}  // namespace
+
+Runner *make_onednn(const Problem &problem, const char **why) {
+    if (problem.rank != 1 && problem.rank != 2 && problem.rank != 4) {
+        *why = "oneDNN baseline: only ranks 1, 2 and 4 are wired up";
+        return nullptr;
+    }
+    try {
+        return new OneDnn(problem);
+    } catch (const dnnl::error &) {
+        *why = problem.elem == Elem::f16 ? "oneDNN has no CPU reduction for this f16 problem"
+                                         : "oneDNN has no CPU reduction for this problem";
+        return nullptr;
+    }
+}
+
+}  // namespace lpnorm_bench
