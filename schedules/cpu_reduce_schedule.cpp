@@ -130,14 +130,18 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
         kind.specialize(parallel).parallel(task);
     }
 
-    // Add the chunks' partial rows and finish, a vector of outputs at a time.
-    Stage wide = s.out.specialize(kept >= lanes_n);
-    wide.split(k0, kt, kv, lanes_n, TailStrategy::ShiftInwards).vectorize(kv);
+    // Add the chunks' partial rows and finish, a vector of outputs at a time. The p_kind
+    // specialisations come first: a branch without them evaluates every kind's root (pow
+    // included) for each output.
+    for (Stage kind : specialize_kinds(s.out, s)) {
+        Stage wide = kind.specialize(kept >= lanes_n);
+        wide.split(k0, kt, kv, lanes_n, TailStrategy::ShiftInwards).vectorize(kv);
+        kind.split(k0, kt, kv, 1);
+    }
     s.out.split(k0, kt, kv, 1);
     s.acc.compute_at(s.out, kt);
     s.acc.specialize(kept >= lanes_n).vectorize(k0, lanes_n);
     s.acc.update().reorder(k0, chunk_r).specialize(kept >= lanes_n).vectorize(k0, lanes_n);
-    specialize_kinds(s.out, s);
 }
 
 // Any pattern, any strides: one scalar accumulation per output element, outputs split
