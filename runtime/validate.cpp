@@ -35,6 +35,26 @@ std::string format_number(double v) {
     return buf;
 }
 
+namespace {
+
+// Element offsets, relative to `data`, of the lowest (<= 0) and highest (>= 0) elements of a
+// non-empty tensor; wide enough for any int64 strides and shapes.
+struct ElementReach {
+    __int128 below = 0;
+    __int128 above = 0;
+};
+
+ElementReach element_reach(const Tensor &t) {
+    ElementReach r;
+    for (int i = 0; i < t.rank; i++) {
+        const __int128 reach = __int128(t.strides[i]) * (t.shape[i] - 1);
+        (reach < 0 ? r.below : r.above) += reach;
+    }
+    return r;
+}
+
+}  // namespace
+
 Status validate_tensor(const Tensor &t, const char *name) {
     const std::string n = name;
     if (t.rank < 0 || t.rank > kMaxRank) {
@@ -63,15 +83,10 @@ Status validate_tensor(const Tensor &t, const char *name) {
                                                 " of " + dtype_name(t.dtype) +
                                                 " has more than 2^63 bytes");
     }
-    // The furthest element from `data` must be addressable: |stride| * (extent - 1) summed
-    // over dims, in bytes, within int64 (wide arithmetic: any int64 strides are accepted).
+    // The furthest element from `data` must be addressable: its byte offset within int64.
     if (t.num_elements() != 0) {
-        __int128 reach = 0;
-        for (int i = 0; i < t.rank; i++) {
-            const __int128 stride = t.strides[i] < 0 ? -__int128(t.strides[i]) : __int128(t.strides[i]);
-            reach += stride * (t.shape[i] - 1);
-        }
-        if ((reach + 1) * __int128(dtype_size(t.dtype)) > __int128(INT64_MAX)) {
+        const ElementReach r = element_reach(t);
+        if ((r.above - r.below + 1) * __int128(dtype_size(t.dtype)) > __int128(INT64_MAX)) {
             return Status(ErrorCode::too_large,
                           n + ".strides = " + format_shape(t.strides, t.rank) + " with shape " +
                               format_shape(t.shape, t.rank) + " reach beyond 2^63 bytes");
@@ -127,14 +142,10 @@ bool byte_span(const Tensor &t, uintptr_t *lo, uintptr_t *hi) {
         return false;
     }
     const int64_t size = static_cast<int64_t>(dtype_size(t.dtype));
-    __int128 low = 0, high = 0;  // wide enough for any int64 strides and shapes
-    for (int i = 0; i < t.rank; i++) {
-        const __int128 reach = __int128(t.strides[i]) * (t.shape[i] - 1) * size;
-        (reach < 0 ? low : high) += reach;
-    }
+    const ElementReach r = element_reach(t);
     const __int128 base = reinterpret_cast<uintptr_t>(t.data);
-    *lo = static_cast<uintptr_t>(std::max<__int128>(0, base + low));
-    *hi = static_cast<uintptr_t>(std::min<__int128>(UINTPTR_MAX, base + high + size - 1));
+    *lo = static_cast<uintptr_t>(std::max<__int128>(0, base + r.below * size));
+    *hi = static_cast<uintptr_t>(std::min<__int128>(UINTPTR_MAX, base + r.above * size + size - 1));
     return true;
 }
 
