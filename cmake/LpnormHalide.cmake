@@ -13,6 +13,9 @@ if (NOT Halide_ROOT AND NOT Halide_DIR AND NOT DEFINED ENV{Halide_ROOT})
             RESULT_VARIABLE _lpnorm_halide_found)
         if (_lpnorm_halide_found EQUAL 0)
             set(Halide_ROOT "${_lpnorm_halide_root}")
+            # The wheel also installs the package files under the virtualenv's share/, which
+            # is found this way even when the virtualenv is not on PATH.
+            list(APPEND CMAKE_PREFIX_PATH "${PROJECT_SOURCE_DIR}/.venv")
         endif ()
     endif ()
 endif ()

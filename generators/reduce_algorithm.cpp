@@ -1,5 +1,6 @@
 #include "reduce_algorithm.h"
 
+#include "float_math.h"
 #include "kernel_abi.h"
 
 namespace lpnorm::gen {
@@ -11,34 +12,6 @@ using Halide::Internal::make_one;
 using Halide::Internal::make_zero;
 
 namespace {
-
-// The bits of |x| as an unsigned integer of x's width (for integers, the absolute value).
-Expr magnitude_bits(const Expr &x) {
-    Type t = x.type();
-    Type bits_t = UInt(t.bits());
-    if (t.is_float() || t.is_bfloat()) {
-        return reinterpret(bits_t, x) & make_const(bits_t, (uint64_t(1) << (t.bits() - 1)) - 1);
-    }
-    return t.is_uint() ? x : cast(bits_t, abs(x));
-}
-
-// NaN and inf tests on the bits. Halide compiles float math with fast-math flags, under
-// which LLVM may assume sums are never NaN and fold a float is_nan() to false; integer tests
-// on the bits cannot be folded that way.
-int mantissa_bits(const Type &t) {
-    return t.is_bfloat() ? 7 : t.bits() == 16 ? 10 : t.bits() == 32 ? 23 : 52;
-}
-// All exponent bits set, mantissa zero. (Type::max() of a float type is inf itself.)
-Expr inf_bits(const Type &t) {
-    const uint64_t sign_clear = (uint64_t(1) << (t.bits() - 1)) - 1;
-    const uint64_t mantissa = (uint64_t(1) << mantissa_bits(t)) - 1;
-    return make_const(UInt(t.bits()), sign_clear & ~mantissa);
-}
-Expr is_nan_bits(const Expr &x) { return magnitude_bits(x) > inf_bits(x.type()); }
-Expr is_nan_or_inf_bits(const Expr &x) { return magnitude_bits(x) >= inf_bits(x.type()); }
-Expr quiet_nan(const Type &t) {
-    return reinterpret(t, inf_bits(t) | make_const(UInt(t.bits()), uint64_t(1) << (mantissa_bits(t) - 1)));
-}
 
 // The term a sum-type reduction adds up, in the accumulator type.
 Expr sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p) {
@@ -58,33 +31,12 @@ Expr sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &
                   nonzero);
 }
 
-// Cube root with one Newton step, so that exact cubes come out exact before truncation.
-Expr cube_root(const Expr &s) {
-    Expr c = pow(s, make_const(s.type(), 1.0 / 3.0));
-    Expr refined = c - (c * c * c - s) / (3 * c * c);
-    return select(c > 0, refined, c);  // s is finite here: NaN and inf never reach the root
-}
-
 // The value of the norm from the accumulated sum, still in the accumulator type.
 Expr sum_finish(const Expr &s, const Expr &p_kind, const Expr &p) {
     return select(p_kind == abi::kL2, sqrt(s),
                   p_kind == abi::kL3, cube_root(s),
                   p_kind == abi::kLp, pow(s, make_one(s.type()) / cast(s.type(), p)),
                   s);  // L1 and count
-}
-
-// Rounds a non-negative accumulator value to the output type: nearest for floats; for
-// integers truncation toward zero, saturated at the type's maximum.
-Expr to_output(const Expr &v, const Type &out_t) {
-    if (out_t.is_float() || out_t.is_bfloat()) {
-        // NaN by its bits: emulated float16 conversions (no F16C) turn NaN into inf.
-        return select(is_nan_bits(v), quiet_nan(out_t), strict_float(cast(out_t, v)));
-    }
-    // 2^(bits) for unsigned, 2^(bits-1) for signed: exactly representable, and every double
-    // below it converts without overflow.
-    int value_bits = out_t.is_int() ? out_t.bits() - 1 : out_t.bits();
-    Expr limit = make_const(v.type(), std::ldexp(1.0, value_bits));
-    return select(v >= limit, out_t.max(), cast(out_t, v));
 }
 
 // max|x| and min|x| as a min-reduction over unsigned keys of the input's width:

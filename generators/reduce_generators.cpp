@@ -27,6 +27,7 @@ public:
     GP<int> parallel_min_elements{"parallel_min_elements",
                                   sched::ReduceKnobs{}.parallel_min_elements};
     GP<int> task_elements{"task_elements", sched::ReduceKnobs{}.task_elements};
+    GP<int> streams{"streams", sched::ReduceKnobs{}.streams};
 
     // Element type set on the command line (input.type=float32); dims innermost first.
     GeneratorInput<Buffer<void, InDims>> input{"input"};
@@ -47,6 +48,7 @@ public:
         knobs.min_tasks = min_tasks;
         knobs.parallel_min_elements = parallel_min_elements;
         knobs.task_elements = task_elements;
+        knobs.streams = streams;
         sched::ReduceBuffers buffers;
         for (int d = 0; d < InDims; d++) {
             buffers.input_extent.push_back(input.dim(d).extent());

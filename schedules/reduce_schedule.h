@@ -24,6 +24,9 @@ struct ReduceKnobs {
     // Parallel tasks a strided reduction aims for (its rows are cut into chunks until the
     // kept dims and the chunks give this many).
     int min_tasks = 16;
+    // Contiguous streams a contiguous reduction (all, inner) reads at once, each with its own
+    // accumulators: one stream per core leaves DRAM bandwidth unused.
+    int streams = 4;
 };
 
 // Extents of the pipeline's buffers, innermost first.

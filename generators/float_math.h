@@ -1,0 +1,28 @@
+// Float helpers shared by the algorithms: NaN and inf tests on the bits (Halide compiles
+// float math with fast-math flags, under which LLVM may fold float NaN tests away), a vector
+// cube root, and the rounding of a result to the output type.
+#pragma once
+
+#include "Halide.h"
+
+namespace lpnorm::gen {
+
+// The bits of |x| as an unsigned integer of x's width (for integers, the absolute value).
+Halide::Expr magnitude_bits(const Halide::Expr &x);
+int mantissa_bits(const Halide::Type &t);
+// All exponent bits set, mantissa zero. (Type::max() of a float type is inf itself.)
+Halide::Expr inf_bits(const Halide::Type &t);
+Halide::Expr is_nan_bits(const Halide::Expr &x);
+Halide::Expr is_nan_or_inf_bits(const Halide::Expr &x);
+// True for x < 0, -0 and -inf included, NaN excluded.
+Halide::Expr sign_bit_set(const Halide::Expr &x);
+Halide::Expr quiet_nan(const Halide::Type &t);
+
+// Cube root of a finite s >= 0 in vector arithmetic.
+Halide::Expr cube_root(const Halide::Expr &s);
+
+// Rounds a non-negative accumulator value to the output type: nearest for floats; for
+// integers truncation toward zero, saturated at the type's maximum.
+Halide::Expr to_output(const Halide::Expr &v, const Halide::Type &out_t);
+
+}  // namespace lpnorm::gen
