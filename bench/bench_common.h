@@ -102,4 +102,7 @@ Runner *make_naive(const Problem &problem);
 Runner *make_onednn(const Problem &problem, const char **why);
 Runner *make_eigen(const Problem &problem, const char **why);
 
+// Registers the pooling benchmarks (bench_pool.cpp); `threads` is used for the probe.
+void register_pool_benchmarks(int threads);
+
 }  // namespace lpnorm_bench

@@ -1,6 +1,6 @@
 // lpnorm_bench: lpnorm::reduce (automatic ISA and each ISA forced), a naive loop, oneDNN and
-// Eigen on the same inputs, with bytes/s and the percentage of a streaming-read probe of the
-// same buffer measured in the same process.
+// Eigen on the same inputs, and lpnorm::pool (bench_pool.cpp), with bytes/s and the
+// percentage of a streaming-read probe of the same buffer measured in the same process.
 //
 //   lpnorm_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
@@ -8,7 +8,8 @@
 //   --threads=N  threads for lpnorm, oneDNN and Eigen (default 2; the naive loop uses one)
 //   --check      also compare every output with the naive loop: counter max_rel_err
 //
-// Names: reduce/<dtype>/p<p>/<pattern>/<shape>/axes<list>/<implementation> and
+// Names: reduce/<dtype>/p<p>/<pattern>/<shape>/axes<list>/<implementation>,
+//        pool/<dtype>/p<p>/<window>/<shape>/<implementation> and
 //        probe/<dtype>/<shape>/threads<N>.
 #include <benchmark/benchmark.h>
 
@@ -363,6 +364,7 @@ int main(int argc, char **argv) {
                  eigen);
 
     register_all();
+    register_pool_benchmarks(g_options.threads);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

@@ -7,9 +7,10 @@
 #   -o  output directory (default: out/bench), gets lpnorm_bench.json and summary.md
 #   -r  repetitions per benchmark (default 5); the table shows their medians
 #   -s  which benchmarks (default: lpnorm):
-#         lpnorm  probes and lpnorm::reduce, automatic and forced ISAs
+#         lpnorm  probes, lpnorm::reduce (automatic and forced ISAs) and lpnorm::pool
 #         peers   probes, the naive loop, oneDNN and Eigen (slow: seconds per call for some)
-#         quick   probes and lpnorm::reduce with the automatic ISA, p = 2 only
+#         quick   probes, lpnorm::reduce and lpnorm::pool with the automatic ISA, p = 2 only
+#         pool    lpnorm::pool and its naive loop
 #         all     everything
 #   -f  a Google Benchmark filter regex instead of a set
 #   --  anything after it goes to lpnorm_bench (e.g. --threads=4, --check)
@@ -39,9 +40,10 @@ done
 
 if [[ -z "$filter" ]]; then
     case "$set_name" in
-        lpnorm) filter='^(probe/|reduce/.*/lpnorm)' ;;
-        peers) filter='^(probe/|reduce/.*/(naive_1thread|onednn|eigen)/)' ;;
-        quick) filter='^(probe/.*/threads2|reduce/[^/]+/p2/.*/lpnorm/)' ;;
+        lpnorm) filter='^(probe/|(reduce|pool)/.*/lpnorm)' ;;
+        peers) filter='^(probe/|(reduce|pool)/.*/(naive_1thread|onednn|eigen)/)' ;;
+        quick) filter='^(probe/.*/threads2|(reduce|pool)/[^/]+/p2/.*/lpnorm/)' ;;
+        pool) filter='^pool/' ;;
         all) filter='.' ;;
         *) echo "run_benchmarks.sh: unknown set '$set_name'" >&2; exit 2 ;;
     esac

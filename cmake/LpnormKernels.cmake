@@ -11,6 +11,10 @@ set(LPNORM_REDUCE_PATTERNS all inner outer middle general)
 # (the knobs of schedules/reduce_schedule.h). Empty: the hand-picked defaults.
 set(LPNORM_REDUCE_KNOBS "" CACHE STRING "Schedule knob overrides for reduction kernels")
 set(LPNORM_REDUCERS sum extreme)
+# Pooling: one kernel per spatial rank for each floating dtype in LPNORM_DTYPES.
+set(LPNORM_POOL_SPATIAL_RANKS 1 2 3)
+set(LPNORM_POOL_DTYPES float32 float16 bfloat16 float64)
+set(LPNORM_POOL_KNOBS "" CACHE STRING "Schedule knob overrides for pooling kernels")
 
 # lpnorm_add_reduce_kernels(<objects-var> <table-var>)
 # Adds a build step per reduction variant; returns the object files and the registry rows.
@@ -42,6 +46,39 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
                     string(APPEND table
                            "LPNORM_REDUCE_KERNEL(${pattern}, ${reducer}, ${dtype}, ${isa}, ${name})\n")
                 endforeach ()
+            endforeach ()
+        endforeach ()
+    endforeach ()
+    set(${objects_var} "${objects}" PARENT_SCOPE)
+    set(${table_var} "${table}" PARENT_SCOPE)
+endfunction()
+
+# lpnorm_add_pool_kernels(<objects-var> <table-var>)
+# Adds a build step per pooling variant; returns the object files and the registry rows.
+function(lpnorm_add_pool_kernels objects_var table_var)
+    set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/kernels")
+    file(MAKE_DIRECTORY "${out_dir}")
+    set(objects "")
+    set(table "")
+    foreach (isa IN LISTS LPNORM_ISAS)
+        set(target "${LPNORM_TARGET_${isa}}-no_runtime")
+        foreach (spatial IN LISTS LPNORM_POOL_SPATIAL_RANKS)
+            foreach (dtype IN LISTS LPNORM_DTYPES)
+                if (NOT dtype IN_LIST LPNORM_POOL_DTYPES)
+                    continue()
+                endif ()
+                set(name "lpnorm_pool_${spatial}d_${dtype}_${isa}")
+                set(object "${out_dir}/${name}${CMAKE_CXX_OUTPUT_EXTENSION}")
+                add_custom_command(
+                    OUTPUT "${object}"
+                    COMMAND lpnorm_generators -g pool -f "${name}" -o "${out_dir}" -e object
+                            "target=${target}" "input.type=${dtype}" "output.type=${dtype}"
+                            "spatial=${spatial}" ${LPNORM_POOL_KNOBS}
+                    DEPENDS lpnorm_generators
+                    COMMENT "Generating ${name}"
+                    VERBATIM)
+                list(APPEND objects "${object}")
+                string(APPEND table "LPNORM_POOL_KERNEL(${spatial}, ${dtype}, ${isa}, ${name})\n")
             endforeach ()
         endforeach ()
     endforeach ()

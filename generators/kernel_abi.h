@@ -34,4 +34,27 @@ constexpr int kNumExtremeKinds = 2;
 //   general: (d0, ..., d7)  -> (d0, ..., d7), reduced dims have output extent 1
 constexpr int kGeneralRank = 8;
 
+// ---- Pooling ----------------------------------------------------------------------------
+// Every pooling kernel (one per spatial rank k = 1, 2, 3) has the C signature
+//   int fn(halide_buffer_t *input, int32_t p_kind, double p, int32_t signed_pow,
+//          int32_t rescale, int32_t kernel_0, kernel_1, kernel_2, int32_t stride_0, ...,
+//          int32_t dilation_0, ..., int32_t pad_begin_0, ..., int32_t pad_end_0, ...,
+//          halide_buffer_t *output);
+// Buffers are (s0, ..., s{k-1}, c, n), innermost (the last spatial dim) first; array entries
+// are in the same order, and entries past k are ignored. pad_end is read only to count the
+// taps inside input + pads when rescale != 0.
+constexpr int kMaxPoolSpatial = 3;
+
+// p_kind of pooling kernels: the term and the root.
+enum PoolKind : int {
+    kPool1 = 0,    // sum x
+    kPool2 = 1,    // sqrt(sum x^2)
+    kPool3 = 2,    // cbrt(sum x^3)
+    kPool4 = 3,    // (sum x^4)^(1/4)
+    kPoolInt = 4,  // integer p in [5, kMaxChainPower]: x^p by products, the root by pow
+    kPoolP = 5,    // any other real p > 0, by pow
+};
+constexpr int kNumPoolKinds = 6;
+constexpr int kMaxChainPower = 64;
+
 }  // namespace lpnorm::abi

@@ -43,6 +43,56 @@ lpnorm::Status to_tensor(const lpnorm_tensor *t, const char *name, lpnorm::Tenso
     return lpnorm::Status::Ok();
 }
 
+// The arguments every *_output_shape query shares.
+lpnorm::Status check_shape_query(int32_t rank, const int64_t *shape, const int32_t *out_rank,
+                                 const int64_t *out_shape) {
+    using lpnorm::ErrorCode;
+    if (rank < 0 || rank > lpnorm::kMaxRank) {
+        return lpnorm::Status(ErrorCode::invalid_argument,
+                              "rank = " + std::to_string(rank) + " is outside [0, 8]");
+    }
+    if ((rank > 0 && shape == nullptr) || out_rank == nullptr || out_shape == nullptr) {
+        return lpnorm::Status(ErrorCode::null_pointer,
+                              "shape, out_rank and out_shape must not be null");
+    }
+    return lpnorm::Status::Ok();
+}
+
+void write_shape(const std::vector<int64_t> &result, int32_t *out_rank, int64_t *out_shape) {
+    *out_rank = static_cast<int32_t>(result.size());
+    for (size_t i = 0; i < result.size(); i++) out_shape[i] = result[i];
+}
+
+// Converts C pooling attributes; null or mis-sized arrays become named errors.
+lpnorm::Status to_pool_params(const lpnorm_pool_params *c, lpnorm::PoolParams *out) {
+    using lpnorm::ErrorCode;
+    if (c == nullptr) {
+        return lpnorm::Status(ErrorCode::null_pointer, "params is null");
+    }
+    if (c->spatial_dims < 1 || c->spatial_dims > 3) {
+        return lpnorm::Status(ErrorCode::invalid_argument,
+                              "params.spatial_dims = " + std::to_string(c->spatial_dims) +
+                                  " is not 1, 2 or 3");
+    }
+    if (c->kernel == nullptr) {
+        return lpnorm::Status(ErrorCode::null_pointer, "params.kernel is null");
+    }
+    const size_t k = size_t(c->spatial_dims);
+    auto copy = [](const int64_t *values, size_t count, std::vector<int64_t> *to) {
+        if (values != nullptr) to->assign(values, values + count);
+    };
+    copy(c->kernel, k, &out->kernel);
+    copy(c->strides, k, &out->strides);
+    copy(c->dilations, k, &out->dilations);
+    copy(c->pads, 2 * k, &out->pads);
+    out->auto_pad = static_cast<lpnorm::AutoPad>(c->auto_pad);
+    out->ceil_mode = c->ceil_mode != 0;
+    out->p = c->p;
+    out->mode = static_cast<lpnorm::PoolMode>(c->mode);
+    out->overhang = static_cast<lpnorm::Overhang>(c->overhang);
+    return lpnorm::Status::Ok();
+}
+
 }  // namespace
 
 extern "C" {
@@ -74,30 +124,42 @@ int lpnorm_reduce_output_shape(int32_t rank, const int64_t *shape, const int64_t
                                int32_t *out_rank, int64_t *out_shape) {
     using lpnorm::ErrorCode;
     using lpnorm::Status;
-    if (rank < 0 || rank > lpnorm::kMaxRank) {
-        return record(Status(ErrorCode::invalid_argument, "rank = " + std::to_string(rank) +
-                                                              " is outside [0, 8]"));
+    Status s = check_shape_query(rank, shape, out_rank, out_shape);
+    if (s.ok() && num_axes > 0 && axes == nullptr) {
+        s = Status(ErrorCode::null_pointer, "axes is null but num_axes = " + std::to_string(num_axes));
     }
-    if ((rank > 0 && shape == nullptr) || out_rank == nullptr || out_shape == nullptr ||
-        (num_axes > 0 && axes == nullptr)) {
-        return record(Status(ErrorCode::null_pointer,
-                             "shape, axes, out_rank and out_shape must not be null"));
+    if (s.ok() && num_axes < 0) {
+        s = Status(ErrorCode::invalid_argument, "num_axes = " + std::to_string(num_axes) + " is negative");
     }
-    if (num_axes < 0) {
-        return record(Status(ErrorCode::invalid_argument,
-                             "num_axes = " + std::to_string(num_axes) + " is negative"));
-    }
+    if (!s.ok()) return record(s);
     lpnorm::ReduceParams params;
     params.axes.assign(axes, axes + num_axes);
     params.keep_dims = keep_dims != 0;
     params.empty_axes = static_cast<lpnorm::EmptyAxes>(empty_axes);
     std::vector<int64_t> result;
-    Status s = lpnorm::reduce_output_shape(std::vector<int64_t>(shape, shape + rank), params,
-                                           &result);
-    if (s.ok()) {
-        *out_rank = static_cast<int32_t>(result.size());
-        for (size_t i = 0; i < result.size(); i++) out_shape[i] = result[i];
-    }
+    s = lpnorm::reduce_output_shape(std::vector<int64_t>(shape, shape + rank), params, &result);
+    if (s.ok()) write_shape(result, out_rank, out_shape);
+    return record(s);
+}
+
+int lpnorm_pool(const lpnorm_tensor *input, const lpnorm_tensor *output,
+                const lpnorm_pool_params *params) {
+    lpnorm::Tensor in, out;
+    lpnorm::PoolParams p;
+    lpnorm::Status s = to_tensor(input, "input", &in);
+    if (s.ok()) s = to_tensor(output, "output", &out);
+    if (s.ok()) s = to_pool_params(params, &p);
+    return record(s.ok() ? lpnorm::pool(in, out, p) : s);
+}
+
+int lpnorm_pool_output_shape(int32_t rank, const int64_t *shape, const lpnorm_pool_params *params,
+                             int32_t *out_rank, int64_t *out_shape) {
+    lpnorm::PoolParams p;
+    lpnorm::Status s = check_shape_query(rank, shape, out_rank, out_shape);
+    if (s.ok()) s = to_pool_params(params, &p);
+    std::vector<int64_t> result;
+    if (s.ok()) s = lpnorm::pool_output_shape(std::vector<int64_t>(shape, shape + rank), p, &result);
+    if (s.ok()) write_shape(result, out_rank, out_shape);
     return record(s);
 }
 

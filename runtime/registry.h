@@ -36,6 +36,29 @@ const ReduceKernel *reduce_kernels(int *count);
 // when `isa` was not compiled for that combination; nullptr when none exists.
 const ReduceKernel *find_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype, Isa isa);
 
+using PoolKernelFn = int (*)(halide_buffer_t *input, int32_t p_kind, double p,
+                             int32_t signed_pow, int32_t rescale, int32_t kernel_0,
+                             int32_t kernel_1, int32_t kernel_2, int32_t stride_0,
+                             int32_t stride_1, int32_t stride_2, int32_t dilation_0,
+                             int32_t dilation_1, int32_t dilation_2, int32_t pad_begin_0,
+                             int32_t pad_begin_1, int32_t pad_begin_2, int32_t pad_end_0,
+                             int32_t pad_end_1, int32_t pad_end_2, halide_buffer_t *output);
+
+struct PoolKernel {
+    int spatial;  // 1, 2 or 3
+    DType dtype;
+    Isa isa;
+    PoolKernelFn fn;
+    const char *symbol;
+};
+
+// All compiled pooling kernels.
+const PoolKernel *pool_kernels(int *count);
+
+// The pooling kernel for (spatial, dtype) compiled for `isa`, or for the best ISA below it;
+// nullptr when none exists.
+const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa);
+
 // True when at least one kernel was compiled for `isa`.
 bool isa_compiled(Isa isa);
 

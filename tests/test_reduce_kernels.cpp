@@ -66,20 +66,7 @@ bool all_extents_above_one(const std::vector<int64_t> &shape) {
 class KernelSweep : public ::testing::TestWithParam<std::tuple<Isa, DType>> {
 protected:
     // Forces the ISA; false (with the test skipped or failed) when it cannot run here.
-    bool select_isa(Isa isa) {
-        if (!cpu_supports(isa)) {
-            skip_reason_ = std::string("this CPU cannot run ") + isa_name(isa) + " kernels";
-            return false;
-        }
-        const Status s = set_isa(isa);
-        if (s.code() == ErrorCode::unsupported) {
-            skip_reason_ = std::string(isa_name(isa)) + " not available: " + s.message();
-            return false;
-        }
-        EXPECT_TRUE(s.ok()) << s.message();
-        EXPECT_EQ(active_isa(), isa);
-        return s.ok() && active_isa() == isa;
-    }
+    bool select_isa(Isa isa) { return force_isa(isa, &skip_reason_); }
     void TearDown() override { set_isa(Isa::auto_detect); }
 
     // Calls f(x, axes, expected pattern) for every case of every pattern, with the pattern

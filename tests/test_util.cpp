@@ -193,4 +193,19 @@ Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status
     return ::testing::AssertionSuccess();
 }
 
+bool force_isa(Isa isa, std::string *why) {
+    if (!cpu_supports(isa)) {
+        *why = std::string("this CPU cannot run ") + isa_name(isa) + " kernels";
+        return false;
+    }
+    const Status s = set_isa(isa);
+    if (s.code() == ErrorCode::unsupported) {
+        *why = std::string(isa_name(isa)) + " not available: " + s.message();
+        return false;
+    }
+    EXPECT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(active_isa(), isa);
+    return s.ok() && active_isa() == isa;
+}
+
 }  // namespace lpnorm::test

@@ -71,6 +71,10 @@ Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status
 ReduceParams params(std::vector<int64_t> axes, double p, bool keep_dims = false,
                     EmptyAxes empty = EmptyAxes::reduce_all);
 
+// Forces `isa` (callers restore Isa::auto_detect afterwards); false, with `why` set, when this
+// CPU cannot run it or the build lacks it; any other failure is an EXPECT failure.
+bool force_isa(Isa isa, std::string *why);
+
 // Forces a reduction pattern for the lifetime of the object.
 class PatternScope {
 public:

@@ -22,6 +22,41 @@ bool parse_bool_text(const std::string &text, bool *out) {
     return false;
 }
 
+// strtod over the whole text; false for junk, NaN or overflow.
+bool to_double(const std::string &text, double *out) {
+    const char *s = text.c_str();
+    char *end = nullptr;
+    errno = 0;
+    const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? 0 : std::strtod(s, &end);
+    if (end == nullptr || end == s || *end != '\0' || std::isnan(v) || (errno == ERANGE && std::isinf(v))) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+// "2,3", "-2,-1", "" (empty); false when an item is not an int64.
+bool to_int_list(const std::string &text, std::vector<int64_t> *out) {
+    out->clear();
+    if (trim(text).empty()) return true;
+    size_t start = 0;
+    while (true) {
+        const size_t comma = text.find(',', start);
+        const std::string item =
+            trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        char *end = nullptr;
+        errno = 0;
+        const bool looks_numeric = !item.empty() && (std::isdigit(static_cast<unsigned char>(item[0])) ||
+                                                     ((item[0] == '-' || item[0] == '+') && item.size() > 1 &&
+                                                      std::isdigit(static_cast<unsigned char>(item[1]))));
+        const long long v = looks_numeric ? std::strtoll(item.c_str(), &end, 10) : 0;
+        if (!looks_numeric || *end != '\0' || errno == ERANGE) return false;
+        out->push_back(v);
+        if (comma == std::string::npos) return true;
+        start = comma + 1;
+    }
+}
+
 }  // namespace
 
 Args::Args(int argc, char **argv, int first, const std::string &command, const std::vector<FlagSpec> &specs) {
@@ -79,12 +114,17 @@ bool Args::flag(const std::string &name) const {
 }
 
 double parse_double(const std::string &flag, const std::string &text) {
-    const char *s = text.c_str();
-    char *end = nullptr;
-    errno = 0;
-    double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? 0 : std::strtod(s, &end);
-    if (end == nullptr || end == s || *end != '\0' || std::isnan(v) || (errno == ERANGE && std::isinf(v))) {
+    double v = 0;
+    if (!to_double(text, &v)) {
         usage_error("'" + flag + "' must be a number (e.g. 2, 0.5, inf, -inf), not '" + text + "'");
+    }
+    return v;
+}
+
+double parse_positive_finite(const std::string &flag, const std::string &text) {
+    double v = 0;
+    if (!to_double(text, &v) || !(v > 0) || std::isinf(v)) {
+        usage_error("'" + flag + "' must be a finite number > 0 (e.g. 2, 0.5), not '" + text + "'");
     }
     return v;
 }
@@ -103,28 +143,24 @@ int parse_count(const std::string &flag, const std::string &text) {
 
 std::vector<int64_t> parse_axes(const std::string &flag, const std::string &text) {
     std::vector<int64_t> axes;
-    if (trim(text).empty()) return axes;
-    size_t start = 0;
-    while (true) {
-        const size_t comma = text.find(',', start);
-        const std::string item =
-            trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        char *end = nullptr;
-        errno = 0;
-        const bool looks_numeric = !item.empty() && (std::isdigit(static_cast<unsigned char>(item[0])) ||
-                                                     ((item[0] == '-' || item[0] == '+') && item.size() > 1 &&
-                                                      std::isdigit(static_cast<unsigned char>(item[1]))));
-        long long v = looks_numeric ? std::strtoll(item.c_str(), &end, 10) : 0;
-        if (!looks_numeric || *end != '\0' || errno == ERANGE) {
-            usage_error("'" + flag +
-                        "' must be a comma-separated list of integers (e.g. 2,3 or =-2,-1), not '" + text +
-                        "'");
-        }
-        axes.push_back(v);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
+    if (!to_int_list(text, &axes)) {
+        usage_error("'" + flag + "' must be a comma-separated list of integers (e.g. 2,3 or =-2,-1), not '" +
+                    text + "'");
     }
     return axes;
+}
+
+std::vector<int64_t> parse_int_list(const std::string &flag, const std::string &text, int64_t min_value) {
+    std::vector<int64_t> values;
+    if (!to_int_list(text, &values)) {
+        usage_error("'" + flag + "' must be a comma-separated list of integers (e.g. 3,3), not '" + text + "'");
+    }
+    for (int64_t v : values) {
+        if (v < min_value) {
+            usage_error("'" + flag + "' values must be >= " + std::to_string(min_value) + ", not '" + text + "'");
+        }
+    }
+    return values;
 }
 
 EmptyAxes parse_empty_axes(const std::string &flag, const std::string &text) {
@@ -134,10 +170,34 @@ EmptyAxes parse_empty_axes(const std::string &flag, const std::string &text) {
     usage_error("'" + flag + "' must be identity, reduce_all or elementwise, not '" + text + "'");
 }
 
+AutoPad parse_auto_pad(const std::string &flag, const std::string &text) {
+    if (text == "NOTSET" || text == "notset") return AutoPad::notset;
+    if (text == "SAME_UPPER" || text == "same_upper") return AutoPad::same_upper;
+    if (text == "SAME_LOWER" || text == "same_lower") return AutoPad::same_lower;
+    if (text == "VALID" || text == "valid") return AutoPad::valid;
+    usage_error("'" + flag + "' must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, not '" + text + "'");
+}
+
+PoolMode parse_pool_mode(const std::string &flag, const std::string &text) {
+    if (text == "abs") return PoolMode::abs;
+    if (text == "signed") return PoolMode::signed_pow;
+    usage_error("'" + flag + "' must be abs or signed, not '" + text + "'");
+}
+
+Overhang parse_overhang(const std::string &flag, const std::string &text) {
+    if (text == "sum") return Overhang::sum;
+    if (text == "rescale") return Overhang::rescale;
+    usage_error("'" + flag + "' must be sum or rescale, not '" + text + "'");
+}
+
 DType parse_dtype_name(const std::string &flag, const std::string &text) {
     DType d;
     if (!parse_dtype(text.c_str(), &d)) usage_error("'" + flag + "' is not a dtype name: '" + text + "'");
     return d;
+}
+
+void set_threads(const Args &args) {
+    if (args.has("threads")) set_num_threads(parse_count("--threads", args.get("threads")));
 }
 
 }  // namespace lpnorm::cli

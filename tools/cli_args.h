@@ -57,13 +57,26 @@ private:
 // Value parsers; each throws Error (kExitUsage) naming `flag` and the bad text.
 // "2", "0.5", "inf", "+inf", "-inf", "1e3"; NaN is rejected.
 double parse_double(const std::string &flag, const std::string &text);
+// A finite number > 0 ("2", "0.5", "1e-3").
+double parse_positive_finite(const std::string &flag, const std::string &text);
 // A non-negative int.
 int parse_count(const std::string &flag, const std::string &text);
 // "2,3", "-2,-1", "" (an empty list); spaces around items are allowed.
 std::vector<int64_t> parse_axes(const std::string &flag, const std::string &text);
+// As parse_axes, with every value >= `min_value`.
+std::vector<int64_t> parse_int_list(const std::string &flag, const std::string &text, int64_t min_value);
 // "identity", "reduce_all" (or "reduce-all"), "elementwise".
 EmptyAxes parse_empty_axes(const std::string &flag, const std::string &text);
+// ONNX spelling "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", or the same in lower case.
+AutoPad parse_auto_pad(const std::string &flag, const std::string &text);
+// "abs", "signed".
+PoolMode parse_pool_mode(const std::string &flag, const std::string &text);
+// "sum", "rescale".
+Overhang parse_overhang(const std::string &flag, const std::string &text);
 // A dtype name as spelled by lpnorm::dtype_name ("bfloat16", "float16", ...).
 DType parse_dtype_name(const std::string &flag, const std::string &text);
+
+// Applies "--threads N" when given.
+void set_threads(const Args &args);
 
 }  // namespace lpnorm::cli

@@ -1,6 +1,7 @@
 // lpnorm: command-line front end of the lpnorm library.
 //
 //   lpnorm reduce IN.npy OUT.npy [--p P] [--axes A,B,...] [--keep-dims] [--empty-axes POLICY]
+//   lpnorm pool IN.npy OUT.npy --p P --kernel K,... [--strides ...] [--pads ...] [...]
 //   lpnorm info
 //   lpnorm demo
 //
@@ -14,9 +15,9 @@
 #include <vector>
 
 #include "cli_args.h"
+#include "cli_file_commands.h"
 #include "demo.h"
 #include "lpnorm/lpnorm.h"
-#include "npy.h"
 
 namespace lpnorm::cli {
 namespace {
@@ -35,6 +36,27 @@ const char kUsage[] = R"(usage:
       --dtype D      read raw 2-byte '<V2' data (numpy's file form of ml_dtypes.bfloat16) as D;
                      bfloat16 output is written as '<V2' too
       --threads N    worker threads (default 0: one per core)
+  lpnorm pool IN.npy OUT.npy --p P --kernel K,... [--strides S,...] [--dilations D,...]
+                             [--pads B,...,E,...] [--auto-pad NOTSET|SAME_UPPER|SAME_LOWER|VALID]
+                             [--ceil-mode] [--mode abs|signed] [--overhang sum|rescale]
+                             [--dtype bfloat16] [--threads N]
+      Lp pooling (ONNX LpPool) of an N, C, D1..Dk input, k = 1, 2 or 3 = the length of --kernel:
+      y = (sum over each window of |x|^p)^(1/p), taps in the padding count 0, written to OUT.npy
+      with the input's dtype (float32, float64, float16 or bfloat16).
+      --p P            any finite p > 0 (required)
+      --kernel LIST    window size per spatial dim, each >= 1 (required)
+      --strides LIST   k values >= 1 (default all 1)
+      --dilations LIST k values >= 1 (default all 1)
+      --pads LIST      2k values >= 0, all begins then all ends (default all 0); an empty
+                       list (--pads=) means the default, as for --strides and --dilations
+      --auto-pad A     NOTSET (use --pads; the default), SAME_UPPER, SAME_LOWER or VALID, as
+                       ONNX spells them or all in lower case; other than NOTSET excludes --pads
+      --ceil-mode      output size by ceiling instead of floor
+      --mode M         abs: |x|^p (ONNX; the default); signed: x^p (PyTorch lp_pool)
+      --overhang O     windows past the input under --ceil-mode: sum of the taps inside (ONNX
+                       Runtime; the default) or rescale that sum by kernel taps / taps inside
+                       input and pads (PyTorch)
+      --dtype, --threads as for reduce
   lpnorm info        version, instruction sets, threads and compiled kernel variants
   lpnorm demo [--quick]
                      the OpenVINO spec examples and a timing table against a naive loop
@@ -44,68 +66,6 @@ Value flags accept "--flag value" and "--flag=value". .npy files may be C or For
 format 1.0/2.0/3.0, dtypes float16/32/64, bfloat16 (as '<V2'), int8..int64, uint8..uint64.
 Exit status: 0 on success, 1 on bad input data or a library error, 2 on a bad command line.
 )";
-
-void check_status(const Status &s, const std::string &what) {
-    if (!s.ok()) throw Error(kExitFailure, what + ": " + s.message());
-}
-
-void set_threads(const Args &args) {
-    if (args.has("threads")) set_num_threads(parse_count("--threads", args.get("threads")));
-}
-
-int cmd_reduce(int argc, char **argv) {
-    const Args args(argc, argv, 2, "lpnorm reduce",
-                    {{"p", true},
-                     {"axes", true},
-                     {"keep-dims", false},
-                     {"empty-axes", true},
-                     {"dtype", true},
-                     {"threads", true}});
-    if (args.help()) {
-        std::fputs(kUsage, stdout);
-        return kExitOk;
-    }
-    if (args.positional().size() != 2) {
-        throw Error(kExitUsage, "'lpnorm reduce' needs IN.npy and OUT.npy, got " +
-                                    std::to_string(args.positional().size()) + " file arguments");
-    }
-    const std::string &in_path = args.positional()[0], &out_path = args.positional()[1];
-    ReduceParams params;
-    params.p = args.has("p") ? parse_double("--p", args.get("p")) : 2.0;
-    params.axes = parse_axes("--axes", args.get("axes"));
-    params.keep_dims = args.flag("keep-dims");
-    if (args.has("empty-axes")) params.empty_axes = parse_empty_axes("--empty-axes", args.get("empty-axes"));
-    npy::ReadOptions read_options;
-    if (args.has("dtype")) read_options.void2_dtype = parse_dtype_name("--dtype", args.get("dtype"));
-    set_threads(args);
-
-    npy::Array in;
-    std::string error;
-    if (!npy::read(in_path, &in, &error, read_options)) {
-        throw Error(kExitFailure, "cannot read '" + in_path + "': " + error);
-    }
-    if (read_options.void2_dtype && *read_options.void2_dtype != in.dtype) {
-        throw Error(kExitUsage, "--dtype " + args.get("dtype") + " does not match '" + in_path +
-                                    "', which holds " + dtype_name(in.dtype) +
-                                    " (--dtype only reinterprets raw '<V2' data)");
-    }
-    std::vector<int64_t> out_shape;
-    check_status(reduce_output_shape(in.shape, params, &out_shape), "reduce");
-    int64_t out_bytes = 0;
-    npy::Buffer out;
-    if (!npy::byte_count(out_shape, in.dtype, &out_bytes, &error) ||
-        !out.allocate(static_cast<size_t>(out_bytes))) {
-        throw Error(kExitFailure, "cannot allocate the output " + npy::shape_string(out_shape));
-    }
-    Tensor out_tensor = Tensor::contiguous(out.data(), in.dtype, out_shape);
-    check_status(reduce(in.tensor(), out_tensor, params), "reduce");
-    if (!npy::write(out_path, in.dtype, out_shape, out.data(), &error)) {
-        throw Error(kExitFailure, "cannot write '" + out_path + "': " + error);
-    }
-    std::printf("%s: %s %s -> %s\n", out_path.c_str(), dtype_name(in.dtype),
-                npy::shape_string(in.shape).c_str(), npy::shape_string(out_shape).c_str());
-    return kExitOk;
-}
 
 // A matrix of kernel counts: one row per (op, pattern, reducer) in registry order, one column
 // per ISA; each cell is the number of dtypes compiled. Cells with fewer than all dtypes are
@@ -203,11 +163,12 @@ int run(int argc, char **argv) {
         std::fputs(kUsage, stdout);
         return kExitOk;
     }
-    if (command == "reduce") return cmd_reduce(argc, argv);
+    if (command == "reduce") return cmd_reduce(argc, argv, kUsage);
+    if (command == "pool") return cmd_pool(argc, argv, kUsage);
     if (command == "info") return cmd_info(argc, argv);
     if (command == "demo") return cmd_demo(argc, argv);
     throw Error(kExitUsage,
-                "unknown command '" + command + "' (commands: reduce, info, demo; see lpnorm --help)");
+                "unknown command '" + command + "' (commands: reduce, pool, info, demo; see lpnorm --help)");
 }
 
 // Keeps the error to one line.

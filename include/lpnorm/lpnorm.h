@@ -1,4 +1,4 @@
-// lpnorm: Lp-norm reductions (and, later, Lp pooling) backed by Halide AOT kernels.
+// lpnorm: Lp-norm reductions and Lp pooling backed by Halide AOT kernels.
 //
 // Every entry point validates its arguments first. On bad input it returns a Status whose
 // message names the argument and its value, and it writes nothing to the output.
@@ -72,6 +72,73 @@ Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &par
 Status reduce_output_shape(const std::vector<int64_t> &input_shape, const ReduceParams &params,
                            std::vector<int64_t> *output_shape);
 
+// ---- Lp pooling ----------------------------------------------------------------------------
+
+// How the padding is chosen (ONNX auto_pad).
+enum class AutoPad : int {
+    notset = 0,      // the explicit `pads`
+    same_upper = 1,  // output = ceil(in / stride); an odd total pad puts the extra pixel at the end
+    same_lower = 2,  // as same_upper, extra pixel at the start
+    valid = 3,       // no padding
+};
+
+// What is raised to the power p.
+enum class PoolMode : int {
+    abs = 0,         // |x|^p (ONNX, ONNX Runtime, OpenVINO, DirectML)
+    signed_pow = 1,  // x^p without |.| (PyTorch lp_pool): odd p keeps signs, fractional p
+                     // gives NaN for negative x, and a negative window sum gives NaN unless p = 1
+};
+
+// Windows that run past the input under ceil_mode (or over padding).
+enum class Overhang : int {
+    sum = 0,      // the plain sum over the in-bounds taps (ONNX Runtime; the spec text)
+    rescale = 1,  // that sum times K / n, n = taps inside input + pads (PyTorch, ONNX reference)
+};
+
+struct PoolParams {
+    // Window size per spatial dim (1, 2 or 3 dims), each >= 1.
+    std::vector<int64_t> kernel;
+    // Per spatial dim, each >= 1; empty means all 1.
+    std::vector<int64_t> strides;
+    // Per spatial dim, each >= 1; empty means all 1.
+    std::vector<int64_t> dilations;
+    // Empty (all 0) or 2 * spatial values, ONNX order: all begins, then all ends; each >= 0.
+    // Only used with AutoPad::notset.
+    std::vector<int64_t> pads;
+    AutoPad auto_pad = AutoPad::notset;
+    // Output size by ceiling instead of floor; a last window that would start at or after
+    // in + pad_begin is dropped (ONNX opset 22, PyTorch, ONNX Runtime).
+    bool ceil_mode = false;
+    // Any finite real p > 0. Integer p up to 64 raise x by products (pow per element only
+    // for other p); p = 1, 2, 3, 4 also take the root without pow.
+    double p = 2.0;
+    PoolMode mode = PoolMode::abs;
+    Overhang overhang = Overhang::sum;
+};
+
+// The resolved window geometry of one spatial dim.
+struct PoolAxis {
+    int64_t input = 0, output = 0, kernel = 1, stride = 1, dilation = 1;
+    int64_t pad_begin = 0, pad_end = 0;
+};
+
+// y[n, c, o...] = (sum over the taps t of the window of o that fall inside the input of
+// |x[n, c, t]|^p)^(1/p); taps in the padding contribute 0.
+//
+// Layout N, C, D1..Dk with k = params.kernel.size() in {1, 2, 3}: input rank k + 2. Strides
+// are free, so a channels-last tensor is passed as a strided view. dtypes float32, float64,
+// float16 and bfloat16 (the last two computed in float32). Output: dense row-major, same
+// dtype, shape from pool_output_shape().
+Status pool(const Tensor &input, const Tensor &output, const PoolParams &params);
+
+// The output shape pool() expects for `input_shape`, or the error pool() would report.
+Status pool_output_shape(const std::vector<int64_t> &input_shape, const PoolParams &params,
+                         std::vector<int64_t> *output_shape);
+
+// The resolved geometry (pads after auto_pad, output sizes) per spatial dim.
+Status pool_geometry(const std::vector<int64_t> &input_shape, const PoolParams &params,
+                     std::vector<PoolAxis> *axes);
+
 // ---- Instruction sets and threads -------------------------------------------------------
 
 enum class Isa : int { auto_detect = 0, sse41 = 1, avx2 = 2, avx512 = 3 };
@@ -97,9 +164,11 @@ int num_threads();
 // ---- Introspection -----------------------------------------------------------------------
 
 struct VariantInfo {
-    std::string op;       // "reduce"
-    std::string pattern;  // "all", "inner", "outer", "middle", "general"
-    std::string reducer;  // "sum" (p in (0, inf) and p = 0) or "extreme" (p = +-inf)
+    std::string op;       // "reduce" or "pool"
+    std::string pattern;  // reduce: "all", "inner", "outer", "middle", "general";
+                          // pool: "1d", "2d", "3d"
+    std::string reducer;  // reduce: "sum" (p in (0, inf) and p = 0) or "extreme" (p = +-inf);
+                          // pool: "sum"
     DType dtype;
     Isa isa;
     std::string function;  // the Halide function's symbol

@@ -60,6 +60,41 @@ int lpnorm_reduce_output_shape(int32_t rank, const int64_t *shape, const int64_t
                                int32_t num_axes, int32_t keep_dims, int32_t empty_axes,
                                int32_t *out_rank, int64_t *out_shape);
 
+typedef enum lpnorm_auto_pad {
+    LPNORM_AUTO_PAD_NOTSET = 0,
+    LPNORM_AUTO_PAD_SAME_UPPER = 1,
+    LPNORM_AUTO_PAD_SAME_LOWER = 2,
+    LPNORM_AUTO_PAD_VALID = 3
+} lpnorm_auto_pad;
+
+typedef enum lpnorm_pool_mode { LPNORM_POOL_ABS = 0, LPNORM_POOL_SIGNED_POW = 1 } lpnorm_pool_mode;
+
+typedef enum lpnorm_overhang { LPNORM_OVERHANG_SUM = 0, LPNORM_OVERHANG_RESCALE = 1 } lpnorm_overhang;
+
+/* Lp pooling attributes; see lpnorm::PoolParams in lpnorm.h. Array fields hold
+ * `spatial_dims` values (pads: 2 * spatial_dims, all begins then all ends); NULL strides or
+ * dilations mean all 1, NULL pads mean all 0. */
+typedef struct lpnorm_pool_params {
+    int32_t spatial_dims; /* 1, 2 or 3 */
+    const int64_t *kernel;
+    const int64_t *strides;
+    const int64_t *dilations;
+    const int64_t *pads;
+    int32_t auto_pad;  /* an lpnorm_auto_pad */
+    int32_t ceil_mode; /* 0 or 1 */
+    double p;
+    int32_t mode;     /* an lpnorm_pool_mode */
+    int32_t overhang; /* an lpnorm_overhang */
+} lpnorm_pool_params;
+
+/* y = (sum over each window's in-bounds taps of |x|^p)^(1/p), layout N, C, D1..Dk. */
+int lpnorm_pool(const lpnorm_tensor *input, const lpnorm_tensor *output,
+                const lpnorm_pool_params *params);
+
+/* Writes the output rank and shape (up to 8 values) pool expects. */
+int lpnorm_pool_output_shape(int32_t rank, const int64_t *shape, const lpnorm_pool_params *params,
+                             int32_t *out_rank, int64_t *out_shape);
+
 /* The message of this thread's last failed call ("" if none). Valid until the next call. */
 const char *lpnorm_last_error(void);
 

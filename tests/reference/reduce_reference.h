@@ -39,6 +39,10 @@ struct Value {
     int64_t n = 0;            // number of reduced elements (terms summed)
     long double max_log = 0;  // max |ln |x|| over the non-zero finite reduced elements
     bool exact = false;       // a copy or |x| (identity / elementwise policies): no arithmetic
+    // Pooling only (pool_reference.h); the reduction leaves them at their defaults.
+    long double sum = 0;      // the window sum before the root, rescale applied (signed)
+    long double abs_sum = 0;  // sum of |term| over the window, rescale applied
+    long double scale = 1;    // the overhang factor K / n applied to the sum (1: none)
 };
 
 struct Result {

@@ -1,0 +1,183 @@
+// Pooling benchmarks: lpnorm::pool (automatic ISA) and a naive single-threaded window loop on
+// the common windows, with bytes/s and the percentage of the streaming-read probe of the same
+// input buffer.
+//
+// Names: pool/<dtype>/p<p>/<window>/<shape>/<implementation>.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "lpnorm/lpnorm.h"
+
+namespace lpnorm_bench {
+namespace {
+
+struct PoolCase {
+    const char *window;  // a short name for the attributes
+    std::vector<int64_t> shape;
+    std::vector<int64_t> kernel, strides, pads;
+};
+
+// ResNet-style 2-D windows on 32 x 64 x 112 x 112 (98 MiB of float32), a 3-D and a 1-D one.
+const PoolCase kPoolCases[] = {
+    {"k2x2_s2", {32, 64, 112, 112}, {2, 2}, {2, 2}, {}},
+    {"k3x3_s1_p1", {32, 64, 112, 112}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
+    {"k3x3_s2_p1", {32, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
+    {"k2x2x2_s2", {4, 32, 32, 56, 56}, {2, 2, 2}, {2, 2, 2}, {}},
+    {"k4_s2", {32, 64, 8192}, {4}, {2}, {}},
+};
+
+lpnorm::PoolParams params_of(const PoolCase &c, double p) {
+    lpnorm::PoolParams params;
+    params.kernel = c.kernel;
+    params.strides = c.strides;
+    params.pads = c.pads;
+    params.p = p;
+    return params;
+}
+
+std::string shape_text(const std::vector<int64_t> &shape) {
+    std::string s;
+    for (int64_t d : shape) s += (s.empty() ? "" : "x") + std::to_string(d);
+    return s;
+}
+
+// float32 only: (sum over in-bounds taps of |x|^p)^(1/p), pow per tap, one thread.
+void naive_pool(const float *x, const std::vector<int64_t> &in, const lpnorm::PoolParams &prm,
+                const std::vector<lpnorm::PoolAxis> &axes, float *y) {
+    const int k = static_cast<int>(axes.size());
+    int64_t planes = in[0] * in[1], in_plane = 1, out_plane = 1;
+    for (int d = 0; d < k; ++d) {
+        in_plane *= axes[d].input;
+        out_plane *= axes[d].output;
+    }
+    std::vector<int64_t> o(k), t(k);
+    for (int64_t pl = 0; pl < planes; ++pl) {
+        for (int64_t oi = 0; oi < out_plane; ++oi) {
+            int64_t rest = oi;
+            for (int d = k - 1; d >= 0; --d) {
+                o[d] = rest % axes[d].output;
+                rest /= axes[d].output;
+            }
+            int64_t taps = 1;
+            for (int d = 0; d < k; ++d) taps *= axes[d].kernel;
+            float sum = 0;
+            for (int64_t ti = 0; ti < taps; ++ti) {
+                int64_t r = ti, offset = 0;
+                bool inside = true;
+                for (int d = k - 1; d >= 0; --d) {
+                    const int64_t j = r % axes[d].kernel;
+                    r /= axes[d].kernel;
+                    t[d] = o[d] * axes[d].stride - axes[d].pad_begin + j * axes[d].dilation;
+                    inside = inside && t[d] >= 0 && t[d] < axes[d].input;
+                }
+                if (!inside) continue;
+                for (int d = 0; d < k; ++d) offset = offset * axes[d].input + t[d];
+                sum += std::pow(std::fabs(x[pl * in_plane + offset]), static_cast<float>(prm.p));
+            }
+            y[pl * out_plane + oi] = std::pow(sum, 1.0f / static_cast<float>(prm.p));
+        }
+    }
+}
+
+void bench_pool(benchmark::State &st, const PoolCase *c, Elem elem, double p, int threads,
+                bool naive) {
+    const lpnorm::DType dtype = elem == Elem::f32 ? lpnorm::DType::float32 : lpnorm::DType::float16;
+    const lpnorm::PoolParams params = params_of(*c, p);
+    std::vector<int64_t> out_shape;
+    std::vector<lpnorm::PoolAxis> axes;
+    lpnorm::Status s = lpnorm::pool_output_shape(c->shape, params, &out_shape);
+    if (s.ok()) s = lpnorm::pool_geometry(c->shape, params, &axes);
+    if (!s.ok()) return st.SkipWithError(s.message().c_str());
+    const void *in = cached_input(c->shape.data(), static_cast<int>(c->shape.size()), elem);
+    int64_t in_elements = 1, out_elements = 1;
+    for (int64_t d : c->shape) in_elements *= d;
+    for (int64_t d : out_shape) out_elements *= d;
+    Buffer out(static_cast<size_t>(out_elements) * elem_size(elem));
+    const lpnorm::Tensor x = lpnorm::Tensor::contiguous(in, dtype, c->shape);
+    const lpnorm::Tensor y = lpnorm::Tensor::contiguous(out.data(), dtype, out_shape);
+
+    auto run = [&] {
+        if (naive) {
+            naive_pool(static_cast<const float *>(in), c->shape, params, axes,
+                       static_cast<float *>(out.data()));
+        } else {
+            lpnorm::pool(x, y, params);
+        }
+    };
+    if (!naive) {
+        s = lpnorm::pool(x, y, params);  // warm-up, and the error check the loop skips
+        if (!s.ok()) return st.SkipWithError(s.message().c_str());
+        st.SetLabel(std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    for (auto _ : st) {
+        run();
+        benchmark::ClobberMemory();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const size_t in_bytes = static_cast<size_t>(in_elements) * elem_size(elem);
+    const double bytes = static_cast<double>(in_bytes + out_elements * elem_size(elem));
+    using benchmark::Counter;
+    st.counters["bytes_per_second"] =
+        Counter(bytes, Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
+    const double rate = bytes * static_cast<double>(st.iterations()) / seconds;
+    st.counters["pct_of_probe"] =
+        100.0 * rate / probe_bandwidth(in, in_bytes, threads).bytes_per_second;
+}
+
+// The streaming-read probe of a pooling input, as probe/<dtype>/<shape>/threads<N>.
+void bench_pool_probe(benchmark::State &st, const PoolCase *c, Elem elem, int threads) {
+    const void *in = cached_input(c->shape.data(), static_cast<int>(c->shape.size()), elem);
+    size_t bytes = elem_size(elem);
+    for (int64_t d : c->shape) bytes *= static_cast<size_t>(d);
+    const int passes = probe_bandwidth(in, bytes, threads).passes;
+    double total = 0;
+    for (auto _ : st) {
+        const double seconds = timed_read(in, bytes, threads, passes);
+        st.SetIterationTime(seconds);
+        total += seconds;
+    }
+    const double moved = static_cast<double>(bytes) * passes;
+    probe_observed(in, bytes, threads, moved * static_cast<double>(st.iterations()) / total);
+    st.counters["bytes_per_second"] = benchmark::Counter(
+        moved, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::OneK::kIs1024);
+    st.counters["passes"] = passes;
+}
+
+}  // namespace
+
+void register_pool_benchmarks(int threads) {
+    std::set<std::string> probed;
+    for (const PoolCase &c : kPoolCases) {
+        for (Elem elem : {Elem::f32, Elem::f16}) {
+            const std::string probe = std::string("probe/") + elem_name(elem) + "/" +
+                                      shape_text(c.shape) + "/threads" + std::to_string(threads);
+            if (probed.insert(probe).second) {
+                benchmark::RegisterBenchmark(probe.c_str(), bench_pool_probe, &c, elem, threads)
+                    ->UseManualTime();
+            }
+            for (double p : {1.0, 2.0, 3.0}) {
+                const std::string base = std::string("pool/") + elem_name(elem) + "/p" +
+                                         std::to_string(static_cast<int>(p)) + "/" + c.window +
+                                         "/" + shape_text(c.shape) + "/";
+                benchmark::RegisterBenchmark((base + "lpnorm").c_str(), bench_pool, &c, elem, p,
+                                             threads, false)
+                    ->UseRealTime();
+                if (elem == Elem::f32 && p == 2) {
+                    benchmark::RegisterBenchmark((base + "naive_1thread").c_str(), bench_pool, &c,
+                                                 elem, p, threads, true)
+                        ->UseRealTime();
+                }
+            }
+        }
+    }
+}
+
+}  // namespace lpnorm_bench

@@ -1,0 +1,45 @@
+// The Lp pooling algorithm, written once for 1, 2 and 3 spatial dims: what is computed,
+// never how. |x|^p is computed once per input element, then the (dilated) window is summed
+// one spatial dim at a time, then the root is taken.
+#pragma once
+
+#include <vector>
+
+#include "Halide.h"
+
+namespace lpnorm::gen {
+
+// The window of each spatial dim, innermost first (runtime values).
+struct PoolWindow {
+    std::vector<Halide::Expr> extent;  // input size
+    std::vector<Halide::Expr> kernel, stride, dilation, pad_begin, pad_end;
+};
+
+// The stages of one pooling pipeline, handed to schedules/.
+struct PoolStages {
+    Halide::Func term;                   // term(s0.., c, n): |x|^p (or x^p), compute type
+    std::vector<Halide::Func> sums;      // sums[i]: window sum along spatial dim i of sums[i-1]
+    std::vector<Halide::RDom> taps;      // taps[i]: the RDom of sums[i]'s update
+    Halide::Func norm;                   // norm(s0.., c, n): the root of the window sum
+    Halide::Func out;                    // out(s0.., c, n) = norm in the output type
+    std::vector<Halide::Var> vars;       // s0.., c, n (innermost first)
+    std::vector<Halide::Expr> kind_conditions;  // one per p_kind, to specialise on
+    Halide::Expr rescale;                // true when overhanging windows are rescaled
+    PoolWindow window;
+    Halide::Type input_type;
+    Halide::Type compute_type;
+};
+
+// float16/bfloat16/float32 -> float32, float64 -> float64.
+Halide::Type pool_compute_type(const Halide::Type &input);
+
+// Builds the stages for `input` (a Func over the vars), `spatial` dims. `p_kind` selects the
+// term and the root (see kernel_abi.h), `p` is the real order of the general kind,
+// `signed_pow` != 0 raises x instead of |x|, `rescale` != 0 scales windows that overhang the
+// padded input by K / n.
+PoolStages define_pool(const Halide::Func &input, int spatial, const PoolWindow &window,
+                       const Halide::Type &output_type, const Halide::Expr &p_kind,
+                       const Halide::Expr &p, const Halide::Expr &signed_pow,
+                       const Halide::Expr &rescale);
+
+}  // namespace lpnorm::gen

@@ -1,0 +1,194 @@
+// PyTorch torch.nn.functional.lp_pool1d/2d/3d mapped onto lpnorm::pool, and
+// torch.linalg.vector_norm mapped onto lpnorm::reduce.
+// Attribute mapping only: the arithmetic is lpnorm's.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "lpnorm/detail/adapter_text.h"
+#include "lpnorm/lpnorm.h"
+
+namespace lpnorm::torch {
+
+namespace detail {
+
+inline Status invalid(const std::string &message) {
+    return Status(ErrorCode::invalid_argument, message);
+}
+
+// torch's _single/_pair/_triple: one value for every spatial dim, or one value per dim.
+inline Status expand(const char *fn, const char *name, const std::vector<int64_t> &v, size_t k,
+                     std::vector<int64_t> *out) {
+    if (v.size() != 1 && v.size() != k) {
+        return invalid(std::string(name) + " = " + adapter_text::list(v) +
+                       " must be a single int or " + std::to_string(k) + " ints (" + fn + ")");
+    }
+    for (size_t i = 0; i < v.size(); i++) {
+        if (v[i] < 1) {
+            return invalid(std::string(name) + "[" + std::to_string(i) + "] = " +
+                           std::to_string(v[i]) + " must be >= 1 (" + fn + ")");
+        }
+    }
+    out->assign(k, v[0]);
+    if (v.size() == k) {
+        *out = v;
+    }
+    return Status::Ok();
+}
+
+inline Status to_pool_params(const char *fn, size_t k, double norm_type,
+                             const std::vector<int64_t> &kernel_size,
+                             const std::vector<int64_t> &stride, bool ceil_mode,
+                             PoolParams *params) {
+    if (!(norm_type > 0) || std::isinf(norm_type)) {
+        return invalid("norm_type = " + adapter_text::number(norm_type) +
+                       " is not supported: lpnorm pools with a finite norm_type > 0 (" + fn + ")");
+    }
+    Status s = expand(fn, "kernel_size", kernel_size, k, &params->kernel);
+    const std::vector<int64_t> &strides = stride.empty() ? kernel_size : stride;
+    if (s.ok()) s = expand(fn, "stride", strides, k, &params->strides);
+    if (!s.ok()) {
+        return s;
+    }
+    params->ceil_mode = ceil_mode;
+    params->p = norm_type;
+    params->mode = PoolMode::signed_pow;  // input.pow(norm_type), no abs
+    params->overhang = Overhang::rescale;  // avg_pool's divisor times prod(kernel_size)
+    return Status::Ok();
+}
+
+// The (1, C, D...) view of an unbatched (C, D...) tensor.
+inline Tensor with_batch_dim(const Tensor &t) {
+    Tensor b = t;
+    b.rank = t.rank + 1;
+    b.shape[0] = 1;
+    b.strides[0] = t.shape[0] * t.strides[0];  // any stride would do: the dim has size 1
+    for (int i = 0; i < t.rank; i++) {
+        b.shape[i + 1] = t.shape[i];
+        b.strides[i + 1] = t.strides[i];
+    }
+    return b;
+}
+
+inline Status lp_pool(const char *fn, size_t k, const Tensor &input, const Tensor &output,
+                      double norm_type, const std::vector<int64_t> &kernel_size,
+                      const std::vector<int64_t> &stride, bool ceil_mode) {
+    PoolParams params;
+    Status s = to_pool_params(fn, k, norm_type, kernel_size, stride, ceil_mode, &params);
+    if (!s.ok()) {
+        return s;
+    }
+    const int batched = static_cast<int>(k) + 2;
+    if (input.rank == batched) {
+        return pool(input, output, params);
+    }
+    if (input.rank != batched - 1) {
+        return invalid("input.rank = " + std::to_string(input.rank) + ": " + fn + " expects " +
+                       std::to_string(batched) + " dims (N, C and " + std::to_string(k) +
+                       " spatial) or " + std::to_string(batched - 1) + " unbatched (C and " +
+                       std::to_string(k) + " spatial)");
+    }
+    if (output.rank != input.rank) {
+        return Status(ErrorCode::shape_mismatch,
+                      "output.rank = " + std::to_string(output.rank) +
+                          " differs from input.rank = " + std::to_string(input.rank) +
+                          " (unbatched " + fn + ")");
+    }
+    return pool(with_batch_dim(input), with_batch_dim(output), params);
+}
+
+inline bool is_empty_dim(const Tensor &t, int64_t d) {
+    return d >= -t.rank && d < t.rank && t.shape[d < 0 ? d + t.rank : d] == 0;
+}
+
+// torch's checks, in its order: floating dtype; lpnorm's ord set; an identity for the
+// reduction when it is empty (ord = inf or -inf has none).
+inline Status check_vector_norm(const Tensor &input, double ord, const std::vector<int64_t> &dim) {
+    if (!is_floating(input.dtype)) {
+        return invalid(std::string("linalg.vector_norm: Expected a floating point or complex ") +
+                       "tensor as input. Got " + dtype_name(input.dtype));
+    }
+    const std::string o = adapter_text::number(ord);
+    if (std::isnan(ord) || (ord < 0 && !std::isinf(ord))) {
+        return invalid("linalg.vector_norm: ord = " + o +
+                       " is not supported (lpnorm computes ord > 0, 0, inf and -inf)");
+    }
+    if (!std::isinf(ord) || input.rank < 0 || input.rank > kMaxRank) {
+        return Status::Ok();
+    }
+    if (dim.empty() && input.num_elements() == 0) {
+        return invalid("linalg.vector_norm cannot compute the " + o +
+                       " norm on an empty tensor because the operation does not have an identity");
+    }
+    for (int64_t d : dim) {
+        if (is_empty_dim(input, d)) {
+            return invalid("linalg.vector_norm cannot compute the " + o +
+                           " norm on the dimension " + std::to_string(d) +
+                           " because this dimension is empty and the operation does not have an "
+                           "identity");
+        }
+    }
+    return Status::Ok();
+}
+
+// torch accepts dim = 0 or -1 for a 0-d tensor and reduces the tensor itself.
+inline std::vector<int64_t> axes_of(const Tensor &input, const std::vector<int64_t> &dim) {
+    const bool scalar_dim = input.rank == 0 && dim.size() == 1 && (dim[0] == 0 || dim[0] == -1);
+    return scalar_dim ? std::vector<int64_t>{} : dim;
+}
+
+}  // namespace detail
+
+// torch.nn.functional.lp_pool1d/2d/3d(input, norm_type, kernel_size, stride, ceil_mode).
+//
+// out = (sign(s) * relu(|s|) * prod(kernel_size))^(1/norm_type), s = avg_pool(input^norm_type)
+// without padding: x^p without |.| (PoolMode::signed_pow: odd p keeps signs, fractional p gives
+// NaN for negative x, a negative window sum gives NaN unless p = 1), and a ceil_mode window
+// that runs past the input has its in-bounds sum scaled by K / n (Overhang::rescale).
+// input: (N, C, spatial...) or unbatched (C, spatial...), output the same rank. kernel_size and
+// stride: one value for every spatial dim or one per dim; an empty stride means kernel_size.
+// norm_type: finite and > 0 (torch also runs other values; lpnorm does not).
+inline Status lp_pool1d(const Tensor &input, const Tensor &output, double norm_type,
+                        const std::vector<int64_t> &kernel_size,
+                        const std::vector<int64_t> &stride = {}, bool ceil_mode = false) {
+    return detail::lp_pool("lp_pool1d", 1, input, output, norm_type, kernel_size, stride,
+                           ceil_mode);
+}
+
+inline Status lp_pool2d(const Tensor &input, const Tensor &output, double norm_type,
+                        const std::vector<int64_t> &kernel_size,
+                        const std::vector<int64_t> &stride = {}, bool ceil_mode = false) {
+    return detail::lp_pool("lp_pool2d", 2, input, output, norm_type, kernel_size, stride,
+                           ceil_mode);
+}
+
+inline Status lp_pool3d(const Tensor &input, const Tensor &output, double norm_type,
+                        const std::vector<int64_t> &kernel_size,
+                        const std::vector<int64_t> &stride = {}, bool ceil_mode = false) {
+    return detail::lp_pool("lp_pool3d", 3, input, output, norm_type, kernel_size, stride,
+                           ceil_mode);
+}
+
+// torch.linalg.vector_norm(input, ord, dim, keepdim) without the dtype argument: the output has
+// the input's dtype (float32, float64, float16 or bfloat16).
+//
+// ord: > 0, inf (max |x|), -inf (min |x|) or 0 (count of non-zeros); torch's negative ords are
+// not supported. dim: empty means every dim (torch's None or ()). Reductions over an empty set
+// give 0, except for ord = inf or -inf, which are errors as in torch.
+inline Status vector_norm(const Tensor &input, const Tensor &output, double ord = 2,
+                          const std::vector<int64_t> &dim = {}, bool keepdim = false) {
+    Status s = detail::check_vector_norm(input, ord, dim);
+    if (!s.ok()) {
+        return s;
+    }
+    ReduceParams params;
+    params.axes = detail::axes_of(input, dim);
+    params.p = ord;
+    params.keep_dims = keepdim;
+    params.empty_axes = EmptyAxes::reduce_all;
+    return reduce(input, output, params);
+}
+
+}  // namespace lpnorm::torch

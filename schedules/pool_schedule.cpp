@@ -1,0 +1,18 @@
+// Chooses the schedule family for pooling from the Halide Target.
+#include "pool_schedule.h"
+
+#include "cpu_pool_schedule.h"
+
+namespace lpnorm::sched {
+
+void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
+                   const Halide::GeneratorContext &context, const PoolKnobs &knobs) {
+    const Halide::Target &target = context.target();
+    if (target.has_gpu_feature()) {
+        throw Halide::CompileError("lpnorm: no GPU schedule for pooling yet (target " +
+                                   target.to_string() + ")");
+    }
+    schedule_pool_cpu(stages, buffers, target, knobs);
+}
+
+}  // namespace lpnorm::sched

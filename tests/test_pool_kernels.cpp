@@ -1,0 +1,261 @@
+// Every compiled pooling variant against the reference: each ISA x dtype x spatial rank, p
+// classes, both modes and overhang rules, strides, dilations, pads, auto_pad and ceil_mode,
+// on widths around the vector lengths, channels-last views, NaN and inf.
+#include <cmath>
+#include <sstream>
+#include <tuple>
+
+#include "reference/pool_reference.h"
+#include "test_util.h"
+
+namespace lpnorm::test {
+namespace {
+
+const std::vector<DType> kPoolDtypes = {DType::float32, DType::float16, DType::bfloat16,
+                                        DType::float64};
+const std::vector<double> kPoolPs = {1, 2, 3, 4, 2.5, 0.5, 7};
+
+std::string describe_pool(const Tensor &x, const PoolParams &p) {
+    std::ostringstream s;
+    s << dtype_name(x.dtype) << " " << shape_string(x.shape_vector()) << " strides "
+      << shape_string(std::vector<int64_t>(x.strides, x.strides + x.rank)) << " kernel "
+      << shape_string(p.kernel) << " strides " << shape_string(p.strides) << " dilations "
+      << shape_string(p.dilations) << " pads " << shape_string(p.pads) << " auto_pad "
+      << int(p.auto_pad) << " ceil " << p.ceil_mode << " p " << p.p << " mode " << int(p.mode)
+      << " overhang " << int(p.overhang);
+    return s.str();
+}
+
+// Runs lpnorm::pool into a canary-filled output and checks the shape and every value.
+::testing::AssertionResult check_pool(const Tensor &x, const PoolParams &params) {
+    const ref::Result expected = ref::pool(x, params);
+    if (!expected.ok) {
+        return ::testing::AssertionFailure() << "reference rejects " << describe_pool(x, params)
+                                             << ": " << expected.error;
+    }
+    std::vector<int64_t> shape;
+    const Status shape_status = pool_output_shape(x.shape_vector(), params, &shape);
+    if (!shape_status.ok() || shape != expected.shape) {
+        return ::testing::AssertionFailure()
+               << describe_pool(x, params) << ": pool_output_shape gives " << shape_string(shape)
+               << " (" << shape_status.message() << "), expected " << shape_string(expected.shape);
+    }
+    Array out = make_array(x.dtype, expected.shape);
+    fill_bytes(&out, 0xA5);
+    const Status s = pool(x, out.t, params);
+    if (!s.ok()) {
+        return ::testing::AssertionFailure() << describe_pool(x, params) << ": "
+                                             << error_code_name(s.code()) << ": " << s.message();
+    }
+    int bad = 0;
+    std::ostringstream msg;
+    msg.precision(21);
+    for (size_t i = 0; i < expected.values.size(); ++i) {
+        const long double got = out.at(int64_t(i));
+        const ref::Value &e = expected.values[i];
+        if (ref::pool_matches(x.dtype, params, e, got)) continue;
+        if (bad++ < 4) {
+            const ref::PoolRange r = ref::pool_allowed_range(x.dtype, params, e);
+            msg << "\n  out[" << i << "] = " << got << ", exact " << e.value << " over " << e.n
+                << " taps, allowed ";
+            if (r.range) msg << "[" << r.lo << ", " << r.hi << "]";
+            if (r.nan) msg << " NaN";
+            if (r.pos_inf) msg << " +inf";
+            if (r.neg_inf) msg << " -inf";
+        }
+    }
+    if (bad) {
+        return ::testing::AssertionFailure() << describe_pool(x, params) << ": " << bad << " of "
+                                             << expected.values.size() << " outputs wrong"
+                                             << msg.str();
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// One geometry: input spatial shape plus the window attributes.
+struct Geometry {
+    std::vector<int64_t> spatial;  // input spatial sizes
+    PoolParams window;             // p, mode and overhang are set by the sweep
+};
+
+PoolParams window(std::vector<int64_t> kernel, std::vector<int64_t> strides = {},
+                  std::vector<int64_t> pads = {}, std::vector<int64_t> dilations = {},
+                  bool ceil_mode = false, AutoPad auto_pad = AutoPad::notset) {
+    PoolParams p;
+    p.kernel = std::move(kernel);
+    p.strides = std::move(strides);
+    p.pads = std::move(pads);
+    p.dilations = std::move(dilations);
+    p.ceil_mode = ceil_mode;
+    p.auto_pad = auto_pad;
+    return p;
+}
+
+// Widths around 4/8/16/32 lanes and primes, with the specialised windows (2x2 s2, 3x3 s1,
+// 3x3 s2, 2x2x2 s2, 1-D k4 s2) and general ones.
+std::vector<Geometry> geometries(int spatial) {
+    std::vector<Geometry> g;
+    for (int64_t w : {1, 2, 7, 8, 9, 16, 17, 33, 65}) {
+        if (spatial == 1) {
+            g.push_back({{w + 3}, window({4}, {2})});
+            g.push_back({{w}, window({3}, {1}, {1, 1})});
+            g.push_back({{w + 2}, window({3}, {2}, {}, {}, true)});
+            g.push_back({{w}, window({2}, {1}, {}, {}, false, AutoPad::same_lower)});
+        } else if (spatial == 2) {
+            g.push_back({{5, w + 1}, window({2, 2}, {2, 2})});
+            g.push_back({{4, w}, window({3, 3}, {1, 1}, {1, 1, 1, 1})});
+            g.push_back({{6, w + 2}, window({3, 3}, {2, 2}, {}, {}, true)});
+        } else {
+            g.push_back({{3, 4, w + 1}, window({2, 2, 2}, {2, 2, 2})});
+        }
+    }
+    if (spatial == 1) {
+        g.push_back({{40}, window({3}, {3}, {2, 0}, {4})});
+        g.push_back({{23}, window({5}, {2}, {}, {3}, false, AutoPad::same_upper)});
+        g.push_back({{9}, window({2}, {3}, {1, 1}, {}, true)});
+    } else if (spatial == 2) {
+        g.push_back({{9, 31}, window({3, 2}, {2, 3}, {1, 0, 2, 1}, {2, 3})});
+        g.push_back({{7, 13}, window({4, 3}, {3, 2}, {}, {}, false, AutoPad::same_upper)});
+        g.push_back({{6, 11}, window({2, 5}, {1, 4}, {1, 2, 0, 2}, {}, true)});
+        g.push_back({{8, 10}, window({1, 1}, {}, {}, {}, false, AutoPad::valid)});
+    } else {
+        g.push_back({{5, 6, 19}, window({3, 2, 3}, {2, 1, 2}, {1, 0, 1, 1, 1, 2}, {1, 2, 1})});
+        g.push_back({{4, 5, 9}, window({2, 3, 2}, {1, 2, 2}, {}, {}, true)});
+    }
+    return g;
+}
+
+std::vector<int64_t> with_batch(int64_t n, int64_t c, const std::vector<int64_t> &spatial) {
+    std::vector<int64_t> s = {n, c};
+    s.insert(s.end(), spatial.begin(), spatial.end());
+    return s;
+}
+
+class PoolSweep : public ::testing::TestWithParam<std::tuple<Isa, DType, int>> {
+protected:
+    bool select_isa(Isa isa) { return force_isa(isa, &skip_reason_); }
+    void TearDown() override { set_isa(Isa::auto_detect); }
+
+    bool check(const Tensor &x, const PoolParams &p) {
+        const ::testing::AssertionResult r = check_pool(x, p);
+        EXPECT_TRUE(r);
+        if (!r && ++failures_ >= 6) {
+            ADD_FAILURE() << "stopping after " << failures_ << " failures";
+            return false;
+        }
+        return true;
+    }
+
+    std::string skip_reason_;
+    int failures_ = 0;
+};
+
+TEST_P(PoolSweep, GeometriesPClassesModes) {
+    const auto [isa, dtype, spatial] = GetParam();
+    if (!select_isa(isa)) GTEST_SKIP() << skip_reason_;
+    uint64_t seed = 7;
+    for (const Geometry &g : geometries(spatial)) {
+        Array x = make_array(dtype, with_batch(2, 3, g.spatial));
+        fill_random(&x, seed++);
+        for (double p : kPoolPs) {
+            for (PoolMode mode : {PoolMode::abs, PoolMode::signed_pow}) {
+                for (Overhang overhang : {Overhang::sum, Overhang::rescale}) {
+                    PoolParams params = g.window;
+                    params.p = p;
+                    params.mode = mode;
+                    params.overhang = overhang;
+                    if (!check(x.t, params)) return;
+                }
+            }
+        }
+    }
+}
+
+// NaN and +-inf over vector bodies and tails.
+TEST_P(PoolSweep, NaNAndInfinity) {
+    const auto [isa, dtype, spatial] = GetParam();
+    if (!select_isa(isa)) GTEST_SKIP() << skip_reason_;
+    uint64_t seed = 70;
+    for (const Geometry &g : geometries(spatial)) {
+        Array x = make_array(dtype, with_batch(1, 2, g.spatial));
+        fill_random(&x, seed++);
+        for (int64_t i = 0; i < x.storage_elements; ++i) {
+            if (i % 23 == 5) x.set_at(i, NAN);
+            if (i % 31 == 7) x.set_at(i, HUGE_VAL);
+            if (i % 37 == 11) x.set_at(i, -HUGE_VAL);
+        }
+        for (double p : {1.0, 2.0, 3.0, 2.5}) {
+            for (PoolMode mode : {PoolMode::abs, PoolMode::signed_pow}) {
+                PoolParams params = g.window;
+                params.p = p;
+                params.mode = mode;
+                if (!check(x.t, params)) return;
+            }
+        }
+    }
+}
+
+// A channels-last (N, spatial..., C) buffer passed as an N, C, spatial... view, and a view
+// with a non-unit innermost stride.
+TEST_P(PoolSweep, StridedViews) {
+    const auto [isa, dtype, spatial] = GetParam();
+    if (!select_isa(isa)) GTEST_SKIP() << skip_reason_;
+    const Geometry g = geometries(spatial)[1];
+    const std::vector<int64_t> shape = with_batch(2, 5, g.spatial);
+    // Channels-last strides: C innermost, then the spatial dims from the last one out.
+    std::vector<int64_t> strides(shape.size());
+    int64_t step = shape[1];
+    strides[1] = 1;
+    for (size_t d = shape.size() - 1; d >= 2; --d) {
+        strides[d] = step;
+        step *= shape[d];
+    }
+    strides[0] = step;
+    Array x = make_strided(dtype, shape, strides);
+    fill_random(&x, 5);
+    PoolParams params = g.window;
+    for (double p : {1.0, 2.0, 2.5}) {
+        params.p = p;
+        EXPECT_TRUE(check_pool(x.t, params));
+    }
+    // Every other element of a dense buffer: innermost stride 2.
+    std::vector<int64_t> gapped(shape.size());
+    int64_t dense = 2;
+    for (size_t d = shape.size(); d-- > 0;) {
+        gapped[d] = dense;
+        dense *= shape[d];
+    }
+    Array y = make_strided(dtype, shape, gapped);
+    fill_random(&y, 6);
+    params.p = 2;
+    EXPECT_TRUE(check_pool(y.t, params));
+}
+
+std::string sweep_name(const ::testing::TestParamInfo<std::tuple<Isa, DType, int>> &info) {
+    return std::string(isa_name(std::get<0>(info.param))) + "_" +
+           dtype_name(std::get<1>(info.param)) + "_" + std::to_string(std::get<2>(info.param)) + "d";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, PoolSweep,
+                         ::testing::Combine(::testing::Values(Isa::sse41, Isa::avx2, Isa::avx512),
+                                            ::testing::ValuesIn(kPoolDtypes),
+                                            ::testing::Values(1, 2, 3)),
+                         sweep_name);
+
+// Large inputs that take the multi-threaded path.
+TEST(PoolLarge, ThreadedPath) {
+    set_num_threads(2);
+    for (DType dtype : {DType::float32, DType::float16}) {
+        Array x = make_array(dtype, {2, 16, 64, 67});
+        fill_random(&x, 11);
+        for (const PoolParams &w : {window({2, 2}, {2, 2}), window({3, 3}, {1, 1}, {1, 1, 1, 1})}) {
+            PoolParams params = w;
+            params.p = 2;
+            EXPECT_TRUE(check_pool(x.t, params));
+        }
+    }
+    set_num_threads(0);
+}
+
+}  // namespace
+}  // namespace lpnorm::test
