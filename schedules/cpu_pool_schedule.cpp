@@ -28,8 +28,10 @@ void for_each_kind(Stage stage, const PoolStages &s, Body body) {
 // steady part with dense loads (taps innermost put the padding clamp inside a vector loop:
 // gathers: 3x3 s1 pad 1 on [32, 64, 112, 112] took 39 ms, now 32). Along dim 0 the
 // common strides get their own copies with dense or two-way interleaved loads instead of
-// gathers. (Copies per window size as well, with the taps unrolled, made the 3-D kernel take
-// minutes to compile.)
+// gathers. Copies for the common windows (2x2 s2, 3x3 s1, 3x3 s2, 2x2x2 s2, 1-D k4 s2) with
+// their taps unrolled inside the vector loop did not pay: 12.4, 37.0, 21.0, 10.1 and 6.8 ms
+// against 12.5, 31.7, 20.9, 10.4 and 7.5 ms without (f32 p = 2, shapes of bench_pool.cpp), at
+// four times the compile time of the 3-D kernel.
 void schedule_window_sum(Func sum, const RDom &tap, int d, const PoolStages &s, int lanes) {
     Var s0 = s.vars[0];
     sum.vectorize(s0, lanes, TailStrategy::GuardWithIf);
