@@ -75,6 +75,25 @@ ReduceParams params(std::vector<int64_t> axes, double p, bool keep_dims = false,
 // CPU cannot run it or the build lacks it; any other failure is an EXPECT failure.
 bool force_isa(Isa isa, std::string *why);
 
+// EXPECT-style checks that give up after `limit` failures, so one bug does not flood the log
+// but does not hide the next one either. record() returns false once the sweep should stop.
+class FailureBudget {
+public:
+    explicit FailureBudget(int limit = 6) : limit_(limit) {}
+    bool record(const ::testing::AssertionResult &r) {
+        EXPECT_TRUE(r);
+        if (!r && ++failures_ >= limit_) {
+            ADD_FAILURE() << "stopping after " << failures_ << " failures";
+            return false;
+        }
+        return true;
+    }
+
+private:
+    int limit_;
+    int failures_ = 0;
+};
+
 // Forces a reduction pattern for the lifetime of the object.
 class PatternScope {
 public:
