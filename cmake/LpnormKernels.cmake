@@ -16,32 +16,40 @@ set(LPNORM_POOL_SPATIAL_RANKS 1 2 3)
 set(LPNORM_POOL_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_POOL_KNOBS "" CACHE STRING "Schedule knob overrides for pooling kernels")
 
+# _lpnorm_generate_kernel(<object-var> <name> <isa> <dtype> <generator> [params...])
+# One build step: runs generator <generator> for <isa> with input and output of <dtype> and the
+# extra generator params, into kernels/<name>.o; returns the object file.
+function(_lpnorm_generate_kernel object_var name isa dtype generator)
+    if (NOT DEFINED LPNORM_TARGET_${isa})
+        message(FATAL_ERROR "LPNORM_ISAS: unknown ISA '${isa}'")
+    endif ()
+    set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/kernels")
+    file(MAKE_DIRECTORY "${out_dir}")
+    set(object "${out_dir}/${name}${CMAKE_CXX_OUTPUT_EXTENSION}")
+    add_custom_command(
+        OUTPUT "${object}"
+        COMMAND lpnorm_generators -g "${generator}" -f "${name}" -o "${out_dir}" -e object
+                "target=${LPNORM_TARGET_${isa}}-no_runtime" "input.type=${dtype}"
+                "output.type=${dtype}" ${ARGN}
+        DEPENDS lpnorm_generators
+        COMMENT "Generating ${name}"
+        VERBATIM)
+    set(${object_var} "${object}" PARENT_SCOPE)
+endfunction()
+
 # lpnorm_add_reduce_kernels(<objects-var> <table-var>)
 # Adds a build step per reduction variant; returns the object files and the registry rows.
 function(lpnorm_add_reduce_kernels objects_var table_var)
-    set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/kernels")
-    file(MAKE_DIRECTORY "${out_dir}")
     set(objects "")
     set(table "")
     foreach (isa IN LISTS LPNORM_ISAS)
-        if (NOT DEFINED LPNORM_TARGET_${isa})
-            message(FATAL_ERROR "LPNORM_ISAS: unknown ISA '${isa}'")
-        endif ()
-        set(target "${LPNORM_TARGET_${isa}}-no_runtime")
         foreach (pattern IN LISTS LPNORM_REDUCE_PATTERNS)
             foreach (reducer IN LISTS LPNORM_REDUCERS)
                 foreach (dtype IN LISTS LPNORM_DTYPES)
                     set(name "lpnorm_reduce_${pattern}_${reducer}_${dtype}_${isa}")
-                    set(object "${out_dir}/${name}${CMAKE_CXX_OUTPUT_EXTENSION}")
-                    add_custom_command(
-                        OUTPUT "${object}"
-                        COMMAND lpnorm_generators -g "reduce_${pattern}" -f "${name}"
-                                -o "${out_dir}" -e object "target=${target}"
-                                "input.type=${dtype}" "output.type=${dtype}"
-                                "reducer=${reducer}" ${LPNORM_REDUCE_KNOBS}
-                        DEPENDS lpnorm_generators
-                        COMMENT "Generating ${name}"
-                        VERBATIM)
+                    _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}"
+                                            "reduce_${pattern}" "reducer=${reducer}"
+                                            ${LPNORM_REDUCE_KNOBS})
                     list(APPEND objects "${object}")
                     string(APPEND table
                            "LPNORM_REDUCE_KERNEL(${pattern}, ${reducer}, ${dtype}, ${isa}, ${name})\n")
@@ -56,27 +64,17 @@ endfunction()
 # lpnorm_add_pool_kernels(<objects-var> <table-var>)
 # Adds a build step per pooling variant; returns the object files and the registry rows.
 function(lpnorm_add_pool_kernels objects_var table_var)
-    set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/kernels")
-    file(MAKE_DIRECTORY "${out_dir}")
     set(objects "")
     set(table "")
     foreach (isa IN LISTS LPNORM_ISAS)
-        set(target "${LPNORM_TARGET_${isa}}-no_runtime")
         foreach (spatial IN LISTS LPNORM_POOL_SPATIAL_RANKS)
             foreach (dtype IN LISTS LPNORM_DTYPES)
                 if (NOT dtype IN_LIST LPNORM_POOL_DTYPES)
                     continue()
                 endif ()
                 set(name "lpnorm_pool_${spatial}d_${dtype}_${isa}")
-                set(object "${out_dir}/${name}${CMAKE_CXX_OUTPUT_EXTENSION}")
-                add_custom_command(
-                    OUTPUT "${object}"
-                    COMMAND lpnorm_generators -g pool -f "${name}" -o "${out_dir}" -e object
-                            "target=${target}" "input.type=${dtype}" "output.type=${dtype}"
-                            "spatial=${spatial}" ${LPNORM_POOL_KNOBS}
-                    DEPENDS lpnorm_generators
-                    COMMENT "Generating ${name}"
-                    VERBATIM)
+                _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" pool
+                                        "spatial=${spatial}" ${LPNORM_POOL_KNOBS})
                 list(APPEND objects "${object}")
                 string(APPEND table "LPNORM_POOL_KERNEL(${spatial}, ${dtype}, ${isa}, ${name})\n")
             endforeach ()
