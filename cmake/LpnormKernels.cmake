@@ -11,15 +11,18 @@ set(LPNORM_REDUCE_PATTERNS all inner outer middle general)
 # (the knobs of schedules/reduce_schedule.h). Empty: the hand-picked defaults.
 set(LPNORM_REDUCE_KNOBS "" CACHE STRING "Schedule knob overrides for reduction kernels")
 set(LPNORM_REDUCERS sum extreme)
+# Partial reductions (accumulator output) for splitting tensors beyond 32-bit indexing: `all`
+# for chunks of contiguous reduced runs, `general` for every other chunk.
+set(LPNORM_PARTIAL_PATTERNS all general)
 # Pooling: one kernel per spatial rank for each floating dtype in LPNORM_DTYPES.
 set(LPNORM_POOL_SPATIAL_RANKS 1 2 3)
 set(LPNORM_POOL_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_POOL_KNOBS "" CACHE STRING "Schedule knob overrides for pooling kernels")
 
-# _lpnorm_generate_kernel(<object-var> <name> <isa> <dtype> <generator> [params...])
-# One build step: runs generator <generator> for <isa> with input and output of <dtype> and the
-# extra generator params, into kernels/<name>.o; returns the object file.
-function(_lpnorm_generate_kernel object_var name isa dtype generator)
+# _lpnorm_generate_kernel(<object-var> <name> <isa> <dtype> <output-dtype> <generator> [params...])
+# One build step: runs generator <generator> for <isa> with an input of <dtype>, an output of
+# <output-dtype> and the extra generator params, into kernels/<name>.o; returns the object file.
+function(_lpnorm_generate_kernel object_var name isa dtype output_dtype generator)
     if (NOT DEFINED LPNORM_TARGET_${isa})
         message(FATAL_ERROR "LPNORM_ISAS: unknown ISA '${isa}'")
     endif ()
@@ -30,7 +33,7 @@ function(_lpnorm_generate_kernel object_var name isa dtype generator)
         OUTPUT "${object}"
         COMMAND lpnorm_generators -g "${generator}" -f "${name}" -o "${out_dir}" -e object
                 "target=${LPNORM_TARGET_${isa}}-no_runtime" "input.type=${dtype}"
-                "output.type=${dtype}" ${ARGN}
+                "output.type=${output_dtype}" ${ARGN}
         DEPENDS lpnorm_generators
         COMMENT "Generating ${name}"
         VERBATIM)
@@ -47,7 +50,7 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
             foreach (reducer IN LISTS LPNORM_REDUCERS)
                 foreach (dtype IN LISTS LPNORM_DTYPES)
                     set(name "lpnorm_reduce_${pattern}_${reducer}_${dtype}_${isa}")
-                    _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}"
+                    _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
                                             "reduce_${pattern}" "reducer=${reducer}"
                                             ${LPNORM_REDUCE_KNOBS})
                     list(APPEND objects "${object}")
@@ -57,8 +60,41 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
             endforeach ()
         endforeach ()
     endforeach ()
+    # Partial kernels (kernel_abi.h), for tensors beyond 32-bit indexing.
+    foreach (isa IN LISTS LPNORM_ISAS)
+        foreach (pattern IN LISTS LPNORM_PARTIAL_PATTERNS)
+            foreach (reducer IN LISTS LPNORM_REDUCERS)
+                foreach (dtype IN LISTS LPNORM_DTYPES)
+                    _lpnorm_partial_type(acc_type "${reducer}" "${dtype}")
+                    set(name "lpnorm_reduce_partial_${pattern}_${reducer}_${dtype}_${isa}")
+                    _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${acc_type}"
+                                            "reduce_${pattern}" "reducer=${reducer}" "partial=true"
+                                            ${LPNORM_REDUCE_KNOBS})
+                    list(APPEND objects "${object}")
+                    string(APPEND table "LPNORM_REDUCE_PARTIAL_KERNEL(${pattern}, ${reducer}, "
+                                        "${dtype}, ${isa}, ${name})\n")
+                endforeach ()
+            endforeach ()
+        endforeach ()
+    endforeach ()
     set(${objects_var} "${objects}" PARENT_SCOPE)
     set(${table_var} "${table}" PARENT_SCOPE)
+endfunction()
+
+# _lpnorm_partial_type(<out-var> <reducer> <dtype>): the accumulator type a partial kernel
+# outputs (generators/reduce_algorithm.h, partial_output_type).
+function(_lpnorm_partial_type out_var reducer dtype)
+    if (reducer STREQUAL "sum")
+        if (dtype MATCHES "^(float16|bfloat16)$")
+            set(type float32)
+        else ()
+            set(type float64)
+        endif ()
+    else ()
+        string(REGEX MATCH "[0-9]+$" bits "${dtype}")
+        set(type "uint${bits}")
+    endif ()
+    set(${out_var} "${type}" PARENT_SCOPE)
 endfunction()
 
 # lpnorm_add_pool_kernels(<objects-var> <table-var>)
@@ -73,7 +109,7 @@ function(lpnorm_add_pool_kernels objects_var table_var)
                     continue()
                 endif ()
                 set(name "lpnorm_pool_${spatial}d_${dtype}_${isa}")
-                _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" pool
+                _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
                                         "spatial=${spatial}" ${LPNORM_POOL_KNOBS})
                 list(APPEND objects "${object}")
                 string(APPEND table "LPNORM_POOL_KERNEL(${spatial}, ${dtype}, ${isa}, ${name})\n")

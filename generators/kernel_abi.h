@@ -33,6 +33,12 @@ constexpr int kNumExtremeKinds = 2;
 //   middle:  (k0, r, k1)    -> (k0, k1)
 //   general: (d0, ..., d7)  -> (d0, ..., d7), reduced dims have output extent 1
 constexpr int kGeneralRank = 8;
+// Partial kernels (partial=true; patterns all and general) output the accumulator instead of the norm, for the
+// runtime to combine over calls and finish when a tensor exceeds 32-bit indexing:
+//   reducer=sum:     the sum of terms, float32 for float16/bfloat16 inputs, float64 otherwise;
+//   reducer=extreme: the order key, an unsigned integer of the input's width: ~bits(|x|)
+//                    (max|x|) or bits(|x|) + 1 with NaN as 0 (min|x|; integers: bits(|x|)),
+//                    combined by unsigned min.
 
 // ---- Pooling ----------------------------------------------------------------------------
 // Every pooling kernel (one per spatial rank k = 1, 2, 3) has the C signature

@@ -84,9 +84,18 @@ Type sum_accumulator_type(const Type &input) {
     return Float(64);
 }
 
+Type partial_output_type(const Type &input, Reducer reducer) {
+    return reducer == Reducer::sum ? sum_accumulator_type(input) : UInt(input.bits());
+}
+
 ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const RDom &r,
-                              const Type &output_type, Reducer reducer, const Expr &p_kind,
-                              const Expr &p) {
+                              const Type &output_type, Reducer reducer, bool partial,
+                              const Expr &p_kind, const Expr &p) {
+    if (partial) {
+        _halide_user_assert(output_type == partial_output_type(x.type(), reducer))
+            << "a partial reduction of " << x.type() << " outputs "
+            << partial_output_type(x.type(), reducer) << ", not " << output_type;
+    }
     ReduceStages s;
     s.acc = Func("acc");
     s.out = Func("out");
@@ -105,6 +114,10 @@ ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const
         // (pow(NaN, p), the cube root's refinement, float16 conversions); the accumulating
         // add stays free to be vectorised and reassociated by the schedule.
         s.acc(args) += strict_float(sum_term(x, s.accum_type, p_kind, p));
+        if (partial) {
+            s.out(args) = s.acc(args);
+            return s;
+        }
         Expr sum = s.acc(args);
         // NaN and inf sums are their own norm (pow and the cube root need not handle them).
         Expr non_finite = is_nan_or_inf_bits(sum);
@@ -115,6 +128,10 @@ ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const
         s.accum_type = UInt(x.type().bits());
         s.acc(args) = s.accum_type.max();
         s.acc(args) = min(s.acc(args), extreme_key(x, p_kind));
+        if (partial) {
+            s.out(args) = s.acc(args);
+            return s;
+        }
         s.out(args) = extreme_finish(s.acc(args), x.type(), output_type, p_kind);
     }
     return s;

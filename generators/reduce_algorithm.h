@@ -26,10 +26,15 @@ Halide::Type sum_accumulator_type(const Halide::Type &input);
 
 // Builds acc and out for an element expression `x` (a value of the input type that depends on
 // `vars` and `r`). `p_kind` selects the term and root (see kernel_abi.h); `p` is the real order
-// used by the general-p kind.
+// used by the general-p kind. A `partial` reduction outputs the accumulator itself (the sum of
+// terms, or the extreme's order key; see partial_output_type) for the runtime to combine
+// across calls and finish: the split of tensors beyond 32-bit indexing.
 ReduceStages define_reduction(const Halide::Expr &x, const std::vector<Halide::Var> &vars,
                               const Halide::RDom &r, const Halide::Type &output_type,
-                              Reducer reducer, const Halide::Expr &p_kind,
+                              Reducer reducer, bool partial, const Halide::Expr &p_kind,
                               const Halide::Expr &p);
+
+// The output type of a partial reduction of `input`.
+Halide::Type partial_output_type(const Halide::Type &input, Reducer reducer);
 
 }  // namespace lpnorm::gen

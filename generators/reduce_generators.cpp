@@ -21,6 +21,8 @@ public:
     using GP = GeneratorParam<T>;
 
     GP<Reducer> reducer{"reducer", Reducer::sum, kReducerNames};
+    // Output the accumulator instead of the norm (output.type = partial_output_type()).
+    GP<bool> partial{"partial", false};
     // Schedule knobs (see schedules/reduce_schedule.h for their meaning).
     GP<int> vector_multiple{"vector_multiple", sched::ReduceKnobs{}.vector_multiple};
     GP<int> min_tasks{"min_tasks", sched::ReduceKnobs{}.min_tasks};
@@ -34,7 +36,7 @@ public:
     GeneratorInput<int> reduce_mask{"reduce_mask"};
     GeneratorInput<int> p_kind{"p_kind"};
     GeneratorInput<double> p{"p"};
-    // Must be given the same type as the input (output.type=float32).
+    // The input type (output.type=float32), or the accumulator type when `partial`.
     GeneratorOutput<Buffer<void, OutDims>> output{"output"};
 
     void generate() {
@@ -62,7 +64,7 @@ public:
 
 protected:
     ReduceStages reduce(const Expr &x, const std::vector<Var> &vars, const RDom &r) {
-        return define_reduction(x, vars, r, output.type(), reducer, p_kind, p);
+        return define_reduction(x, vars, r, output.type(), reducer, partial, p_kind, p);
     }
 
     ReduceStages stages_;

@@ -99,18 +99,18 @@ bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 }  // namespace
 
-Status canonicalize_reduce(const Tensor &input, uint32_t reduced, int forced,
-                           CanonicalReduce *out) {
+Status canonicalize_reduce(const Tensor &input, uint32_t reduced, const int64_t *out_strides,
+                           int forced, CanonicalReduce *out) {
     Dim dims[kMaxRank];
     int n = 0;
-    int64_t out_stride = 1;
+    int64_t dense_stride = 1;
     for (int i = input.rank - 1; i >= 0; i--) {
         const bool r = (reduced >> i) & 1;
         const int64_t extent = input.shape[i];
         const int64_t stride = input.strides[i];
-        const int64_t os = r ? 0 : out_stride;
+        const int64_t os = r ? 0 : (out_strides ? out_strides[i] : dense_stride);
         if (!r) {
-            out_stride *= extent;
+            dense_stride *= extent;
         }
         if (extent == 1) {
             continue;  // contributes one element and no index

@@ -22,10 +22,11 @@ struct CanonicalReduce {
     uint32_t reduce_mask = 0;  // general pattern only: bit i set when in dim i is reduced
 };
 
-// `reduced` has bit i set for logical axis i of `input` (outermost = 0). The output is dense
-// over the kept axes. Returns too_large when a dimension does not fit 32-bit kernel indexing.
+// `reduced` has bit i set for logical axis i of `input` (outermost = 0). `out_strides[i]` is
+// the output's element stride along kept axis i (nullptr: the output is dense over the kept
+// axes). Returns too_large when a dimension or stride does not fit 32-bit kernel indexing.
 // `forced`, when >= 0, asks for that Pattern if the shape allows it (general always does).
-Status canonicalize_reduce(const Tensor &input, uint32_t reduced, int forced,
-                           CanonicalReduce *out);
+Status canonicalize_reduce(const Tensor &input, uint32_t reduced, const int64_t *out_strides,
+                           int forced, CanonicalReduce *out);
 
 }  // namespace lpnorm::rt

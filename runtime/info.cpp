@@ -34,6 +34,12 @@ std::vector<VariantInfo> compiled_variants() {
         out.push_back(VariantInfo{"reduce", rt::pattern_name(k.pattern), rt::reducer_name(k.reducer),
                                   k.dtype, k.isa, k.symbol});
     }
+    const rt::ReduceKernel *partials = rt::partial_kernels(&count);
+    for (int i = 0; i < count; i++) {
+        const rt::ReduceKernel &k = partials[i];
+        out.push_back(VariantInfo{"partial", rt::pattern_name(k.pattern),
+                                  rt::reducer_name(k.reducer), k.dtype, k.isa, k.symbol});
+    }
     const rt::PoolKernel *pools = rt::pool_kernels(&count);
     for (int i = 0; i < count; i++) {
         const rt::PoolKernel &k = pools[i];

@@ -1,14 +1,14 @@
-// lpnorm::pool: validate -> resolve the window geometry -> select variant -> wrap buffers ->
-// call.
+// lpnorm::pool: validate -> resolve the window geometry -> select variant -> run
+// (split_pool.h).
 #include <cmath>
 #include <cstring>
 
-#include "halide_glue.h"
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
 #include "pool_geometry.h"
 #include "registry.h"
 #include "settings.h"
+#include "split_pool.h"
 #include "validate.h"
 
 namespace lpnorm {
@@ -26,19 +26,6 @@ int pool_kind(double p) {
 bool is_pool_dtype(DType d) {
     return d == DType::float32 || d == DType::float64 || d == DType::float16 ||
            d == DType::bfloat16;
-}
-
-// Halide buffers index with 32-bit extents and strides.
-Status check_32bit(const Tensor &t, const char *name) {
-    for (int i = 0; i < t.rank; i++) {
-        if (t.shape[i] > INT32_MAX || t.strides[i] > INT32_MAX || t.strides[i] < INT32_MIN) {
-            return Status(ErrorCode::too_large,
-                          std::string(name) + ".shape = " + rt::format_shape(t.shape, t.rank) +
-                              " with strides " + rt::format_shape(t.strides, t.rank) +
-                              " needs more than 32-bit extents or strides");
-        }
-    }
-    return Status::Ok();
 }
 
 rt::Shape output_shape_of(const std::vector<int64_t> &input_shape,
@@ -84,10 +71,6 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     if (!s.ok()) return s;
     s = rt::validate_output(input, output, output_shape_of(shape, axes));
     if (!s.ok()) return s;
-    s = check_32bit(input, "input");
-    if (!s.ok()) return s;
-    s = check_32bit(output, "output");
-    if (!s.ok()) return s;
 
     if (output.num_elements() == 0) {
         return Status::Ok();
@@ -108,38 +91,14 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
                                                   isa_name(isa) + " in this build");
     }
 
-    // Halide order is innermost first: (last spatial dim, ..., first, C, N).
-    const int dims = input.rank;
-    int64_t in_extent[kMaxRank], in_stride[kMaxRank], out_extent[kMaxRank], out_stride[kMaxRank];
-    for (int i = 0; i < dims; i++) {
-        in_extent[i] = input.shape[dims - 1 - i];
-        in_stride[i] = input.strides[dims - 1 - i];
-        out_extent[i] = output.shape[dims - 1 - i];
-        out_stride[i] = output.strides[dims - 1 - i];
-    }
-    int32_t window[5][abi::kMaxPoolSpatial] = {};  // kernel, stride, dilation, pad begin, end
-    for (int d = 0; d < abi::kMaxPoolSpatial; d++) {
-        const PoolAxis a = d < spatial ? axes[size_t(spatial - 1 - d)] : PoolAxis{};
-        window[0][d] = int32_t(a.kernel);
-        window[1][d] = int32_t(a.stride);
-        window[2][d] = int32_t(a.dilation);
-        window[3][d] = int32_t(a.pad_begin);
-        window[4][d] = int32_t(a.pad_end);
-    }
-
-    rt::install_halide_handlers();
-    rt::BufferView in_buf(input.data, input.dtype, dims, in_extent, in_stride);
-    rt::BufferView out_buf(output.data, output.dtype, dims, out_extent, out_stride);
-    const int code = kernel->fn(
-        in_buf.get(), pool_kind(params.p), params.p, params.mode == PoolMode::signed_pow,
-        params.overhang == Overhang::rescale, window[0][0], window[0][1], window[0][2],
-        window[1][0], window[1][1], window[1][2], window[2][0], window[2][1], window[2][2],
-        window[3][0], window[3][1], window[3][2], window[4][0], window[4][1], window[4][2],
-        out_buf.get());
-    if (code != 0) {
-        return rt::kernel_failure(kernel->symbol, code);
-    }
-    return Status::Ok();
+    rt::PoolCall call;
+    call.kernel = kernel;
+    call.p_kind = pool_kind(params.p);
+    call.p = params.p;
+    call.signed_pow = params.mode == PoolMode::signed_pow;
+    call.rescale = params.overhang == Overhang::rescale;
+    call.axes = axes;
+    return rt::run_pool(input, output, call);
 }
 
 }  // namespace lpnorm

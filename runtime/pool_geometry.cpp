@@ -71,8 +71,9 @@ Status check_attributes(const std::vector<int64_t> &shape, const PoolParams &par
     return Status::Ok();
 }
 
-// Kernel window sizes and offsets are computed in 32 bits; larger ones are refused.
-constexpr __int128 kWindowLimit = (__int128(1) << 31) - 1;
+// Kernel window offsets are computed in 32 bits: a window with its pads and stride reaches at
+// most 2^30, so that with a piece of 2^30 input rows (split_limits.cpp) it stays below 2^31.
+constexpr __int128 kWindowLimit = __int128(1) << 30;
 
 Status resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params, size_t i,
                     PoolAxis *a) {
@@ -114,11 +115,15 @@ Status resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params,
         if (out < 1) return bad(padded_text + ": ceil_mode drops its only window");
         a->output = int64_t(out);
     }
-    const __int128 reach = in + a->pad_begin + a->pad_end + k_eff + s;
-    if (reach > kWindowLimit || a->output > kWindowLimit) {
-        return Status(ErrorCode::too_large, dim + " with " + window + " and " +
-                                                entry("strides", i, a->stride) +
-                                                " needs window offsets beyond 2^31");
+    // Inputs and outputs of any length are cut into calls (split_pool.h); one window, with its
+    // pads and stride, must fit a call beside a piece of 2^30 rows.
+    const __int128 reach = a->pad_begin + a->pad_end + k_eff + s;
+    if (reach > kWindowLimit) {
+        return Status(ErrorCode::too_large, dim + " with " + window + ", " +
+                                                entry("strides", i, a->stride) + " and pads " +
+                                                std::to_string(a->pad_begin) + " + " +
+                                                std::to_string(a->pad_end) +
+                                                " needs window offsets beyond 2^30");
     }
     return Status::Ok();
 }

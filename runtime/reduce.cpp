@@ -1,13 +1,12 @@
-// lpnorm::reduce: validate -> canonicalise -> select variant -> wrap buffers -> call.
+// lpnorm::reduce: validate -> resolve the policy and p -> run (split_reduce.h).
 #include <cmath>
 #include <cstring>
 
-#include "canonicalize.h"
-#include "halide_glue.h"
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
 #include "registry.h"
 #include "settings.h"
+#include "split_reduce.h"
 #include "validate.h"
 
 namespace lpnorm {
@@ -145,29 +144,16 @@ Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &par
         return Status::Ok();
     }
 
-    rt::CanonicalReduce c;
-    s = rt::canonicalize_reduce(input, r.reduced, rt::forced_pattern(), &c);
-    if (!s.ok()) return s;
     const PChoice choice = classify_p(r.p);
-    const Isa isa = active_isa();
-    const rt::ReduceKernel *kernel = rt::find_reduce_kernel(c.pattern, choice.reducer, input.dtype, isa);
-    if (kernel == nullptr) {
-        return Status(ErrorCode::unsupported,
-                      std::string("no ") + rt::pattern_name(c.pattern) + " " +
-                          rt::reducer_name(choice.reducer) + " kernel for dtype " +
-                          dtype_name(input.dtype) + " at isa " + isa_name(isa) +
-                          " in this build");
-    }
-    rt::install_halide_handlers();
-    rt::BufferView in_buf(input.data, input.dtype, c.in_dims, c.in_extent, c.in_stride);
-    rt::BufferView out_buf(output.data, output.dtype, c.out_dims, c.out_extent, c.out_stride);
-    const int code = kernel->fn(in_buf.get(), int32_t(c.reduce_mask), choice.kind, r.p,
-                                out_buf.get());
-    if (code != 0) {
-        return rt::kernel_failure(kernel->symbol, code);
-    }
-    rt::set_last_pattern(int(c.pattern));
-    return Status::Ok();
+    rt::ReduceCall call;
+    call.reduced = r.reduced;
+    call.reducer = choice.reducer;
+    call.p_kind = choice.kind;
+    call.p = r.p;
+    call.isa = active_isa();
+    int64_t out_strides[kMaxRank];
+    rt::dense_kept_strides(input.shape, input.rank, r.reduced, out_strides);
+    return rt::run_reduction(input, output.data, out_strides, call);
 }
 
 }  // namespace lpnorm

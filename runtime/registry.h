@@ -36,6 +36,11 @@ const ReduceKernel *reduce_kernels(int *count);
 // when `isa` was not compiled for that combination; nullptr when none exists.
 const ReduceKernel *find_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype, Isa isa);
 
+// The partial kernels (generators/kernel_abi.h), patterns `all` and `general`: same signature,
+// the output holds accumulators of the type partial_dtype() gives.
+const ReduceKernel *partial_kernels(int *count);
+const ReduceKernel *find_partial_kernel(Pattern pattern, Reducer reducer, DType dtype, Isa isa);
+
 using PoolKernelFn = int (*)(halide_buffer_t *input, int32_t p_kind, double p,
                              int32_t signed_pow, int32_t rescale, int32_t kernel_0,
                              int32_t kernel_1, int32_t kernel_2, int32_t stride_0,

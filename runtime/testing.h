@@ -1,6 +1,8 @@
 // Hooks for tests and benchmarks only: not part of the installed API.
 #pragma once
 
+#include <cstdint>
+
 namespace lpnorm::testing {
 
 // Names of the reduction patterns, in registry order.
@@ -14,5 +16,16 @@ void force_pattern(Pattern pattern);
 // The pattern the last reduce() call on this thread dispatched to (automatic when no kernel ran,
 // e.g. identity copies and empty outputs).
 Pattern last_pattern();
+
+// Makes reductions split (split_reduce.h) as if the kernels indexed only `index_limit`
+// elements per dimension and stride, cutting long axes into chunks of `chunk` and holding at
+// most `max_accumulators` partial sums at once, so that small tensors exercise the split of
+// huge ones (chunk 0: index_limit / 2; max_accumulators 0: the real 2^22). index_limit = 0
+// restores the real limits (2^31 - 1, 2^20, 2^22).
+void set_split_limits(int64_t index_limit, int64_t chunk = 0, int64_t max_accumulators = 0);
+
+// How many kernel calls the last reduce() or pool() on this thread that ran kernels made (1
+// unless it was split).
+int64_t last_kernel_calls();
 
 }  // namespace lpnorm::testing

@@ -249,5 +249,62 @@ TEST(PoolLarge, ThreadedPath) {
     set_num_threads(0);
 }
 
+// Inputs beyond what one kernel call indexes (runtime/split_pool.h), with the limits lowered so
+// that small tensors take the same paths: N and C sliced, a long spatial dim cut into runs of
+// outputs with re-based pads. Each case: (input shape, window, index limit = chunk).
+struct SplitCase {
+    std::vector<int64_t> shape;
+    PoolParams window;
+    int64_t limit;
+};
+
+TEST(PoolSplit, RunsOfOutputsMatchTheReference) {
+    const std::vector<SplitCase> cases = {
+        {{2, 3, 40}, window({3}, {3}, {2, 0}, {4}), 10},           // one output per run
+        {{2, 3, 23}, window({5}, {2}, {}, {3}, false, AutoPad::same_upper), 16},
+        {{2, 3, 9}, window({2}, {3}, {1, 1}, {}, true), 4},
+        {{1, 2, 37}, window({4}, {2}), 7},
+        {{1, 2, 50}, window({3}, {1}, {1, 1}), 5},
+        {{2, 2, 31, 9}, window({3, 2}, {2, 3}, {1, 0, 2, 1}, {2, 3}), 9},
+        {{2, 2, 25, 6}, window({2, 5}, {1, 4}, {1, 2, 0, 2}, {}, true), 6},
+        {{1, 2, 20, 2, 3}, window({3, 2, 3}, {2, 1, 2}, {1, 0, 1, 1, 1, 2}, {1, 2, 1}), 6},
+        {{1, 2, 17, 3, 2}, window({2, 2, 2}, {2, 2, 2}, {}, {}, true), 6},
+    };
+    FailureBudget budget;
+    uint64_t seed = 31;
+    for (const SplitCase &c : cases) {
+        for (DType dtype : kPoolDtypes) {
+            Array x = make_array(dtype, c.shape);
+            fill_random(&x, seed++);
+            for (double p : {1.0, 2.0, 2.5})
+                for (PoolMode mode : {PoolMode::abs, PoolMode::signed_pow})
+                    for (Overhang overhang : {Overhang::sum, Overhang::rescale}) {
+                        PoolParams params = c.window;
+                        params.p = p;
+                        params.mode = mode;
+                        params.overhang = overhang;
+                        SplitLimitsScope limits(c.limit, c.limit);
+                        if (!budget.record(check_pool(x.t, params))) return;
+                        EXPECT_GT(testing::last_kernel_calls(), c.shape[0] * c.shape[1])
+                            << describe_pool(x.t, params) << ": not split";
+                    }
+        }
+    }
+}
+
+TEST(PoolSplit, WindowAcrossAnUnindexableStrideIsNamed) {
+    // Rows 8 elements apart with a limit of 4: a 2-row window cannot be one call.
+    SplitLimitsScope limits(4, 4);
+    Array x = make_array(DType::float32, {1, 1, 8, 8});
+    Array out = make_array(DType::float32, {1, 1, 7, 7});
+    fill_bytes(&out, 0xA5);
+    const std::vector<unsigned char> before = out.storage;
+    PoolParams params = window({2, 2});
+    const Status s = pool(x.t, out.t, params);
+    EXPECT_EQ(s.code(), ErrorCode::too_large);
+    EXPECT_NE(s.message().find("input.strides[2] = 8"), std::string::npos) << s.message();
+    EXPECT_EQ(out.storage, before);
+}
+
 }  // namespace
 }  // namespace lpnorm::test

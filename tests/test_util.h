@@ -101,6 +101,15 @@ public:
     ~PatternScope() { testing::force_pattern(testing::Pattern::automatic); }
 };
 
+// Lowered split limits (testing.h, set_split_limits) for the lifetime of the object.
+class SplitLimitsScope {
+public:
+    SplitLimitsScope(int64_t index_limit, int64_t chunk, int64_t max_accumulators = 0) {
+        testing::set_split_limits(index_limit, chunk, max_accumulators);
+    }
+    ~SplitLimitsScope() { testing::set_split_limits(0); }
+};
+
 const char *pattern_name(testing::Pattern p);
 
 }  // namespace lpnorm::test

@@ -1,0 +1,22 @@
+// How far one kernel call can index, and how splits of larger tensors are sized. Tests lower
+// the limits (testing::set_split_limits) so that small tensors take the split paths.
+#pragma once
+
+#include <cstdint>
+
+namespace lpnorm::rt {
+
+struct SplitLimits {
+    int64_t index;         // largest extent or |stride| a kernel call takes (2^31 - 1)
+    int64_t chunk;         // length of the pieces a longer axis is cut into, and the longest
+                           // kept or pooled axis one call takes (2^20)
+    int64_t accumulators;  // most partial sums a split reduction holds at once (2^22)
+};
+
+SplitLimits current_split_limits();
+
+// Counts kernel calls per thread for testing::last_kernel_calls().
+void reset_kernel_calls();
+void note_kernel_call();
+
+}  // namespace lpnorm::rt
