@@ -119,11 +119,11 @@ Status resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params,
     // pads and stride, must fit a call beside a piece of 2^30 rows.
     const __int128 reach = a->pad_begin + a->pad_end + k_eff + s;
     if (reach > kWindowLimit) {
-        return Status(ErrorCode::too_large, dim + " with " + window + ", " +
+        return Status(ErrorCode::too_large, dim + ": " + window + ", " +
                                                 entry("strides", i, a->stride) + " and pads " +
                                                 std::to_string(a->pad_begin) + " + " +
                                                 std::to_string(a->pad_end) +
-                                                " needs window offsets beyond 2^30");
+                                                " need window offsets beyond 2^30");
     }
     return Status::Ok();
 }

@@ -63,7 +63,9 @@ Tensor Tensor::contiguous(const void *data, DType dtype, const int64_t *shape, i
     for (int i = stored - 1; i >= 0; i--) {
         t.shape[i] = shape[i];
         t.strides[i] = stride;
-        stride *= shape[i] > 1 ? shape[i] : 1;
+        // Saturates: the strides of a shape whose element count overflows are never used
+        // (validation rejects it), but computing them must not overflow.
+        if (shape[i] > 1 && __builtin_mul_overflow(stride, shape[i], &stride)) stride = INT64_MAX;
     }
     return t;
 }
