@@ -52,8 +52,11 @@ lpnorm::Status check_shape_query(int32_t rank, const int64_t *shape, const int32
                               "rank = " + std::to_string(rank) + " is outside [0, 8]");
     }
     if ((rank > 0 && shape == nullptr) || out_rank == nullptr || out_shape == nullptr) {
+        const char *which = out_rank == nullptr ? "out_rank" : out_shape == nullptr ? "out_shape"
+                                                                                   : "shape";
         return lpnorm::Status(ErrorCode::null_pointer,
-                              "shape, out_rank and out_shape must not be null");
+                              std::string(which) + " is null (rank = " + std::to_string(rank) +
+                                  "): shape, out_rank and out_shape must not be null");
     }
     return lpnorm::Status::Ok();
 }

@@ -70,8 +70,13 @@ Isa detected_isa() {
 Isa active_isa() {
     int o = g_isa_override.load(std::memory_order_relaxed);
     if (o < 0) {
-        o = isa_from_environment();
-        g_isa_override.store(o, std::memory_order_relaxed);
+        // Only the first reader stores the environment's choice: a set_isa() on another
+        // thread in between wins.
+        int unread = -1;
+        const int from_env = isa_from_environment();
+        o = g_isa_override.compare_exchange_strong(unread, from_env, std::memory_order_relaxed)
+                ? from_env
+                : unread;
     }
     return o == int(Isa::auto_detect) ? detected_isa() : Isa(o);
 }

@@ -92,7 +92,7 @@ inline Status reduce_l2(const Tensor &data, const Tensor &reduced, const ReduceA
 inline Status reduce_output_shape(const std::vector<int64_t> &shape, DType dtype,
                                   const ReduceAttributes &a, std::vector<int64_t> *out) {
     ReduceParams params;
-    Status s = detail::to_params("ReduceL2", dtype, a, 2.0, &params);
+    Status s = detail::to_params("ReduceL1/ReduceL2", dtype, a, 2.0, &params);
     return s.ok() ? lpnorm::reduce_output_shape(shape, params, out) : s;
 }
 
