@@ -1,14 +1,33 @@
 #include "halide_glue.h"
 
 #include <mutex>
+#include <string>
 
 namespace lpnorm::rt {
 namespace {
 
-// The last message the Halide runtime reported on this thread.
+// The last message the Halide runtime reported on this thread, and on any thread: an error in
+// a parallel task is reported on the worker thread that ran it, not on the caller's.
 thread_local std::string t_halide_message;
+std::mutex g_message_mutex;
+std::string g_halide_message;
 
-void on_halide_error(const char *msg) { t_halide_message = msg ? msg : ""; }
+void on_halide_error(const char *msg) {
+    t_halide_message = msg ? msg : "";
+    std::lock_guard<std::mutex> lock(g_message_mutex);
+    g_halide_message = t_halide_message;
+}
+
+// This thread's message, else the latest one from any thread (a failing kernel is a library
+// bug; two at once may swap their messages, never lose both).
+std::string take_halide_message() {
+    std::string msg;
+    msg.swap(t_halide_message);
+    std::lock_guard<std::mutex> lock(g_message_mutex);
+    if (msg.empty()) msg.swap(g_halide_message);
+    g_halide_message.clear();
+    return msg;
+}
 
 }  // namespace
 }  // namespace lpnorm::rt
@@ -64,9 +83,9 @@ void install_halide_handlers() {
 Status kernel_failure(const char *symbol, int code) {
     std::string msg = std::string("kernel ") + symbol + " failed with Halide error " +
                       std::to_string(code);
-    if (!t_halide_message.empty()) {
-        msg += ": " + t_halide_message;
-        t_halide_message.clear();
+    const std::string halide_message = take_halide_message();
+    if (!halide_message.empty()) {
+        msg += ": " + halide_message;
     }
     return Status(ErrorCode::internal, msg);
 }
