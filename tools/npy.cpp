@@ -298,6 +298,10 @@ bool read(const std::string &path, Array *out, std::string *error, const ReadOpt
     if (std::filesystem::is_directory(path, ec)) return fail(error, "it is a directory");
     std::ifstream f(path, std::ios::binary);
     if (!f) return fail(error, error_text(errno));
+    return read(f, out, error, options);
+}
+
+bool read(std::istream &f, Array *out, std::string *error, const ReadOptions &options) {
     f.seekg(0, std::ios::end);
     const int64_t file_size = static_cast<int64_t>(f.tellg());
     f.seekg(0, std::ios::beg);
