@@ -23,6 +23,15 @@ const DTypeInfo *info(DType dtype) {
     return i < kNumDTypes ? &kDTypes[i] : nullptr;
 }
 
+// The dense row-major stride of the dim outside one of size `dim` and stride `stride`. Size 0
+// and 1 dims do not scale it; it saturates at INT64_MAX (such shapes have no elements, or are
+// rejected as too large before their strides are used).
+int64_t outer_stride(int64_t stride, int64_t dim) {
+    int64_t next;
+    if (dim <= 1) return stride;
+    return __builtin_mul_overflow(stride, dim, &next) ? INT64_MAX : next;
+}
+
 }  // namespace
 
 size_t dtype_size(DType dtype) {
@@ -63,9 +72,7 @@ Tensor Tensor::contiguous(const void *data, DType dtype, const int64_t *shape, i
     for (int i = stored - 1; i >= 0; i--) {
         t.shape[i] = shape[i];
         t.strides[i] = stride;
-        // Saturates: the strides of a shape whose element count overflows are never used
-        // (validation rejects it), but computing them must not overflow.
-        if (shape[i] > 1 && __builtin_mul_overflow(stride, shape[i], &stride)) stride = INT64_MAX;
+        stride = outer_stride(stride, shape[i]);
     }
     return t;
 }
@@ -107,12 +114,15 @@ int64_t Tensor::num_elements() const {
 }
 
 bool Tensor::is_contiguous() const {
+    if (num_elements() == 0) {
+        return true;  // no memory to lay out: any strides describe it
+    }
     int64_t expected = 1;
     for (int i = rank - 1; i >= 0; i--) {
         if (shape[i] != 1 && strides[i] != expected) {
             return false;
         }
-        expected *= shape[i];
+        expected = outer_stride(expected, shape[i]);
     }
     return true;
 }

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine (idempotently), builds lpnorm, and runs one job:
-#   tools/dev.sh demo    build, then run `lpnorm demo`
-#   tools/dev.sh test    build, then run every test (ctest)
-#   tools/dev.sh bench   build with benchmarks, then run them (bench/run_benchmarks.sh)
-#   tools/dev.sh setup   only install what is missing
-# Environment: LPNORM_BUILD_DIR (default build), LPNORM_JOBS (default: all cores).
+#   tools/dev.sh demo      build, then run `lpnorm demo`
+#   tools/dev.sh test      build, then run every test (ctest), then the sanitize job
+#   tools/dev.sh sanitize  the `sanitize` preset only: ASan+UBSan tests and the fuzz targets
+#   tools/dev.sh bench     build with benchmarks, then run them (bench/run_benchmarks.sh)
+#   tools/dev.sh setup     only install what is missing
+# Environment: LPNORM_BUILD_DIR (default build), LPNORM_SANITIZE_BUILD_DIR (default
+# build-sanitize), LPNORM_FUZZ_SECONDS (each fuzz target's bounded run, default 60),
+# LPNORM_JOBS (default: all cores).
 set -euo pipefail
 
 job="${1:-test}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${LPNORM_BUILD_DIR:-$root/build}"
+sanitize_dir="${LPNORM_SANITIZE_BUILD_DIR:-$root/build-sanitize}"
 jobs="${LPNORM_JOBS:-$(nproc)}"
 venv="$root/.venv"
 
@@ -20,11 +24,15 @@ as_root() {
 }
 
 # Debian packages: compilers, Python for the venv, GoogleTest, Google Benchmark, binutils
-# (objdump for the codegen checks). Installed only when missing.
+# (objdump for the codegen checks); clang and its sanitizer/libFuzzer runtimes for the
+# sanitize job. Installed only when missing.
 install_debian_packages() {
     local wanted=(g++ make python3 python3-venv python3-pip libgtest-dev libbenchmark-dev binutils)
     if [ "$job" = bench ]; then
         wanted+=(libdnnl-dev libeigen3-dev)
+    fi
+    if [ "$job" = test ] || [ "$job" = sanitize ]; then
+        wanted+=(clang libclang-rt-14-dev)
     fi
     local missing=()
     for pkg in "${wanted[@]}"; do
@@ -75,6 +83,16 @@ build() {
     cmake --build "$build_dir" -j "$jobs"
 }
 
+# The `sanitize` preset (clang, ASan+UBSan, AVX2 kernels only): every test, each fuzz target
+# replaying its corpus, and a bounded run of each fuzz target.
+sanitize() {
+    export PATH="$venv/bin:$PATH"
+    cmake --preset sanitize -S "$root" -B "$sanitize_dir" \
+        -DLPNORM_FUZZ_SECONDS="${LPNORM_FUZZ_SECONDS:-60}"
+    cmake --build "$sanitize_dir" -j "$jobs"
+    (cd "$root" && ctest --preset sanitize --test-dir "$sanitize_dir" -j "$jobs")
+}
+
 case "$job" in
 setup)
     setup
@@ -89,6 +107,11 @@ test)
     build
     export PATH="$venv/bin:$PATH"
     ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
+    sanitize
+    ;;
+sanitize)
+    setup
+    sanitize
     ;;
 bench)
     setup
@@ -96,7 +119,7 @@ bench)
     "$root/bench/run_benchmarks.sh" -b "$build_dir/bench/lpnorm_bench"
     ;;
 *)
-    echo "usage: tools/dev.sh demo|test|bench|setup" >&2
+    echo "usage: tools/dev.sh demo|test|sanitize|bench|setup" >&2
     exit 2
     ;;
 esac

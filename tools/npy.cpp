@@ -197,8 +197,11 @@ bool Buffer::allocate(size_t bytes) {
 }
 
 int64_t Array::num_elements() const {
+    // read() checked the byte count, so only a shape with a 0 (e.g. (2^40, 2^40, 0)) could
+    // overflow the product.
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
     int64_t n = 1;
-    for (int64_t d : shape) n *= d;  // cannot overflow: read() checked the byte count
+    for (int64_t d : shape) n *= d;
     return n;
 }
 
@@ -212,7 +215,8 @@ Tensor Array::tensor() const {
         int i = fortran_order ? k : t.rank - 1 - k;  // innermost first
         t.shape[i] = shape[i];
         t.strides[i] = stride;
-        stride *= std::max<int64_t>(shape[i], 1);
+        // Saturates: only an array without elements has strides beyond 2^63, and never uses them.
+        if (shape[i] > 1 && __builtin_mul_overflow(stride, shape[i], &stride)) stride = INT64_MAX;
     }
     return t;
 }
@@ -298,6 +302,10 @@ bool read(const std::string &path, Array *out, std::string *error, const ReadOpt
     if (std::filesystem::is_directory(path, ec)) return fail(error, "it is a directory");
     std::ifstream f(path, std::ios::binary);
     if (!f) return fail(error, error_text(errno));
+    return read(f, out, error, options);
+}
+
+bool read(std::istream &f, Array *out, std::string *error, const ReadOptions &options) {
     f.seekg(0, std::ios::end);
     const int64_t file_size = static_cast<int64_t>(f.tellg());
     f.seekg(0, std::ios::beg);

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <istream>
 #include <memory>
 #include <new>
 #include <optional>
@@ -90,6 +91,9 @@ bool byte_count(const std::vector<int64_t> &shape, DType dtype, int64_t *bytes, 
 // Reads a .npy file. Errors name the problem (bad magic, truncated header, data shorter than
 // the shape needs, unsupported dtype, ...); the caller adds the file name.
 bool read(const std::string &path, Array *out, std::string *error, const ReadOptions &options = {});
+// The same from a seekable binary stream, read from its beginning (e.g. a std::istringstream
+// over a file's bytes).
+bool read(std::istream &in, Array *out, std::string *error, const ReadOptions &options = {});
 
 // Writes a dense row-major array atomically (temporary file + rename).
 bool write(const std::string &path, DType dtype, const std::vector<int64_t> &shape, const void *data,

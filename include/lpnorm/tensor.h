@@ -59,7 +59,8 @@ struct Tensor {
 
     // Number of elements (1 for rank 0); saturates at INT64_MAX on overflow.
     int64_t num_elements() const;
-    // True when the strides are the dense row-major strides of the shape.
+    // True when the strides are the dense row-major strides of the shape (always, for a tensor
+    // without elements).
     bool is_contiguous() const;
     std::vector<int64_t> shape_vector() const { return std::vector<int64_t>(shape, shape + (rank > 0 && rank <= kMaxRank ? rank : 0)); }
 };

@@ -1,0 +1,63 @@
+// Regression tests for bugs found by the sanitizer build and the fuzz targets. Each runs in
+// every build; under the sanitizers the old code also failed with a UBSan report.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "lpnorm/lpnorm.h"
+#include "lpnorm/lpnorm_c.h"
+
+namespace lpnorm {
+namespace {
+
+constexpr int64_t kMax = INT64_MAX;
+
+// Tensor::contiguous multiplied the strides of a shape past 2^63 (signed overflow); they
+// saturate now, and the tensor is rejected as too large, as before.
+TEST(FuzzRegressions, ContiguousStridesSaturate) {
+    const int64_t big = int64_t(1) << 32;
+    const Tensor t = Tensor::contiguous(nullptr, DType::float32, {big / 2, big, big});
+    EXPECT_EQ(t.strides[2], 1);
+    EXPECT_EQ(t.strides[1], big);
+    EXPECT_EQ(t.strides[0], kMax);
+    float out = 0;
+    ReduceParams params;
+    params.axes = {0};
+    const Status s = reduce(t, Tensor::contiguous(&out, DType::float32, {big, big}), params);
+    EXPECT_EQ(s.code(), ErrorCode::too_large) << s.message();
+    // is_contiguous() of such a shape with a 0 in it (no elements) overflowed the same way.
+    const Tensor empty = Tensor::contiguous(nullptr, DType::float32, {0, big, big, big});
+    EXPECT_TRUE(empty.is_contiguous());
+}
+
+// An output with a size-0 dim outside a larger one, made by Tensor::contiguous (or the C API
+// with NULL strides), was rejected as "not dense row-major".
+TEST(FuzzRegressions, EmptyOutputWithInnerDimsIsDense) {
+    float in = 0, out = 0;
+    ReduceParams params;
+    params.axes = {3};
+    Status s = reduce(Tensor::contiguous(&in, DType::float32, {2, 0, 3, 4}),
+                      Tensor::contiguous(&out, DType::float32, {2, 0, 3}), params);
+    EXPECT_TRUE(s.ok()) << s.message();
+    // numpy's strides for shape (2, 0, 3) are (3, 3, 1) elements; (0, 3, 1) describes the same
+    // empty tensor.
+    s = reduce(Tensor::contiguous(&in, DType::float32, {2, 0, 3, 4}),
+               Tensor::strided(&out, DType::float32, {2, 0, 3}, {0, 3, 1}), params);
+    EXPECT_TRUE(s.ok()) << s.message();
+
+    PoolParams pool_params;
+    pool_params.kernel = {2, 2};
+    s = pool(Tensor::contiguous(&in, DType::float32, {2, 0, 4, 4}),
+             Tensor::contiguous(&out, DType::float32, {2, 0, 3, 3}), pool_params);
+    EXPECT_TRUE(s.ok()) << s.message();
+
+    const int64_t in_shape[] = {2, 0, 3, 4}, out_shape[] = {2, 0, 3}, axes[] = {3};
+    const lpnorm_tensor ci{&in, LPNORM_FLOAT32, 4, in_shape, nullptr};
+    const lpnorm_tensor co{&out, LPNORM_FLOAT32, 3, out_shape, nullptr};
+    EXPECT_EQ(lpnorm_reduce(&ci, &co, axes, 1, 2.0, 0, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK)
+        << lpnorm_last_error();
+}
+
+}  // namespace
+}  // namespace lpnorm
