@@ -118,7 +118,10 @@ Status canonicalize_reduce(const Tensor &input, uint32_t reduced, const int64_t 
         if (n > 0) {
             Dim &inner = dims[n - 1];
             const bool same_kind = inner.reduced == r;
-            const bool in_adjacent = stride == inner.in_stride * inner.extent;
+            int64_t inner_span;  // may overflow: valid int8 views have strides up to ~2^62
+            const bool in_adjacent =
+                !__builtin_mul_overflow(inner.in_stride, inner.extent, &inner_span) &&
+                stride == inner_span;
             const bool out_adjacent = r || os == inner.out_stride * inner.extent;
             int64_t merged;
             const bool fits = !__builtin_mul_overflow(inner.extent, extent, &merged) &&

@@ -268,7 +268,8 @@ inline CallResult checked_call(const InputArgs &in, const Query &query, const Mi
 // about 1000x the native cost, which turns ordinary inputs into timeouts. The kernels are not
 // instrumented, so their scratch memory gains nothing from ASan: these replace the Halide
 // runtime's weak halide_malloc/halide_free with a few mmap'd blocks that are reused (mmap, so
-// that the leak checker does not count the cached blocks).
+// that the leak checker does not count the cached blocks). Defined here, not inline: each fuzz
+// target includes this header from its one source file.
 namespace lpnorm_fuzz::scratch {
 constexpr size_t kHeader = 128;  // Halide's alignment; holds the block's mapped size
 inline std::mutex mutex;
