@@ -76,9 +76,14 @@ void merge_axes(const Tensor &in, uint32_t reduced, const int64_t *out_strides, 
         const bool r = is_reduced(reduced, i);
         const int64_t os = r ? 0 : out_strides[i];
         const int j = merged->rank - 1;  // the outer neighbour
+        // The products may overflow for valid views (int8 strides reach ~2^62): an
+        // overflowing one is never adjacent.
+        int64_t in_span = 0, out_span = 0;
         if (j >= 0 && is_reduced(*merged_reduced, j) == r &&
-            merged->strides[j] == in.strides[i] * in.shape[i] &&
-            (r || merged_out_strides[j] == os * in.shape[i])) {
+            !__builtin_mul_overflow(in.strides[i], in.shape[i], &in_span) &&
+            merged->strides[j] == in_span &&
+            (r || (!__builtin_mul_overflow(os, in.shape[i], &out_span) &&
+                   merged_out_strides[j] == out_span))) {
             merged->shape[j] *= in.shape[i];
             merged->strides[j] = in.strides[i];
             merged_out_strides[j] = os;

@@ -68,7 +68,7 @@ TEST(FuzzRegressions, CanonicalizeHugeStrideDoesNotOverflow) {
     const Tensor t = Tensor::strided(&x, DType::int8, {2, 2}, {1, int64_t(1) << 62});
     for (uint32_t reduced : {0u, 1u, 2u, 3u}) {
         rt::CanonicalReduce c;
-        const Status s = rt::canonicalize_reduce(t, reduced, -1, &c);
+        const Status s = rt::canonicalize_reduce(t, reduced, nullptr, -1, &c);
         if (!s.ok()) {
             EXPECT_EQ(s.code(), ErrorCode::too_large) << s.message();
             continue;
