@@ -117,7 +117,7 @@ Status resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params,
     }
     // Inputs and outputs of any length are cut into calls (split_pool.h); one window, with its
     // pads and stride, must fit a call beside a piece of 2^30 rows.
-    const __int128 reach = a->pad_begin + a->pad_end + k_eff + s;
+    const __int128 reach = __int128(a->pad_begin) + a->pad_end + k_eff + s;
     if (reach > kWindowLimit) {
         return Status(ErrorCode::too_large, dim + ": " + window + ", " +
                                                 entry("strides", i, a->stride) + " and pads " +

@@ -77,5 +77,16 @@ TEST(FuzzRegressions, CanonicalizeHugeStrideDoesNotOverflow) {
     }
 }
 
+// The window-reach check added the two pads in int64 before widening (signed overflow for pads
+// near 2^63, found by fuzz_pool); such pads are refused as too large.
+TEST(FuzzRegressions, PoolPadsNearInt64MaxAreTooLarge) {
+    PoolParams params;
+    params.kernel = {1};
+    params.pads = {kMax, 2};
+    std::vector<int64_t> shape;
+    const Status s = pool_output_shape({1, 1, 1}, params, &shape);
+    EXPECT_EQ(s.code(), ErrorCode::too_large) << s.message();
+}
+
 }  // namespace
 }  // namespace lpnorm
