@@ -113,6 +113,9 @@ Status resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params,
         // A last window that would start in the end padding is dropped.
         if (params.ceil_mode && (out - 1) * s >= in + a->pad_begin) out--;
         if (out < 1) return bad(padded_text + ": ceil_mode drops its only window");
+        if (out > INT64_MAX) {
+            return Status(ErrorCode::too_large, padded_text + " gives more than 2^63 - 1 outputs");
+        }
         a->output = int64_t(out);
     }
     // Inputs and outputs of any length are cut into calls (split_pool.h); one window, with its

@@ -60,6 +60,8 @@ const std::vector<Site> &sites() {
         {"geometry.same_empty", "runtime/pool_geometry.cpp", " leaves no output under auto_pad SAME", nullptr},
         {"geometry.window", "runtime/pool_geometry.cpp", " is smaller than the window of ", nullptr},
         {"geometry.ceil_drop", "runtime/pool_geometry.cpp", ": ceil_mode drops its only window", nullptr},
+        {"geometry.outputs", "runtime/pool_geometry.cpp", " outputs", "an input dim near 2^63: "
+         "tests/fuzz/test_regressions.cpp (PoolOutputBeyondInt64IsTooLarge)"},
         {"geometry.window_reach", "runtime/pool_geometry.cpp", " need window offsets beyond 2^30", nullptr},
         // runtime/settings.cpp: set_isa.
         {"settings.isa_value", "runtime/settings.cpp", " is not an Isa", nullptr},

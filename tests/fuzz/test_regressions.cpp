@@ -88,5 +88,17 @@ TEST(FuzzRegressions, PoolPadsNearInt64MaxAreTooLarge) {
     EXPECT_EQ(s.code(), ErrorCode::too_large) << s.message();
 }
 
+// An input dim near 2^63 plus pads gave an output size beyond int64 that wrapped negative
+// (found by fuzz_pool once the 2^31 limit on pooled dims was lifted); it is refused.
+TEST(FuzzRegressions, PoolOutputBeyondInt64IsTooLarge) {
+    PoolParams params;
+    params.kernel = {1};
+    params.pads = {4, 4};
+    std::vector<int64_t> shape;
+    const Status s = pool_output_shape({1, 1, kMax - 2}, params, &shape);
+    EXPECT_EQ(s.code(), ErrorCode::too_large) << s.message();
+    EXPECT_NE(s.message().find("outputs"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace lpnorm
