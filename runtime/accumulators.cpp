@@ -131,7 +131,7 @@ DType partial_dtype(Reducer reducer, DType input) {
     }
 }
 
-void combine_partials(Reducer reducer, DType acc_dtype, void *acc, const void *more, int64_t n) {
+void combine_partials(DType acc_dtype, void *acc, const void *more, int64_t n) {
     const auto add = [](auto a, auto b) { return a + b; };
     const auto min = [](auto a, auto b) { return std::min(a, b); };
     switch (acc_dtype) {
@@ -141,7 +141,7 @@ void combine_partials(Reducer reducer, DType acc_dtype, void *acc, const void *m
     case DType::uint16: combine_as<uint16_t>(acc, more, n, min); return;
     case DType::uint32: combine_as<uint32_t>(acc, more, n, min); return;
     case DType::uint64: combine_as<uint64_t>(acc, more, n, min); return;
-    default: (void)reducer; return;  // partial_dtype() gives no other
+    default: return;  // partial_dtype() gives no other
     }
 }
 

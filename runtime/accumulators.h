@@ -14,8 +14,9 @@ namespace lpnorm::rt {
 // float32 (sums of float16/bfloat16), float64 (other sums), uint<bits of input> (extremes).
 DType partial_dtype(Reducer reducer, DType input);
 
-// acc[i] = combine(acc[i], more[i]) for i < n: + for sums, unsigned min for extreme keys.
-void combine_partials(Reducer reducer, DType acc_dtype, void *acc, const void *more, int64_t n);
+// acc[i] = combine(acc[i], more[i]) for i < n: + for sums (float accumulators), unsigned min
+// for extreme keys (unsigned ones).
+void combine_partials(DType acc_dtype, void *acc, const void *more, int64_t n);
 
 // Writes the norm of accumulator `acc` (of partial_dtype(reducer, output)) to `out`.
 void finish_partial(Reducer reducer, int p_kind, double p, DType output, const void *acc,

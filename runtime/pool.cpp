@@ -2,6 +2,7 @@
 // (split_pool.h).
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
@@ -97,7 +98,7 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     call.p = params.p;
     call.signed_pow = params.mode == PoolMode::signed_pow;
     call.rescale = params.overhang == Overhang::rescale;
-    call.axes = axes;
+    call.axes = std::move(axes);
     return rt::run_pool(input, output, call);
 }
 

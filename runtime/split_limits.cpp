@@ -32,6 +32,13 @@ SplitLimits current_split_limits() {
                        g_accumulators.load(std::memory_order_relaxed)};
 }
 
+Tensor slice_axis(const Tensor &t, int axis, int64_t start, int64_t length) {
+    Tensor s = t;
+    s.data = static_cast<char *>(t.data) + start * t.strides[axis] * int64_t(dtype_size(t.dtype));
+    s.shape[axis] = length;
+    return s;
+}
+
 void reset_kernel_calls() { t_kernel_calls = 0; }
 void note_kernel_call() { t_kernel_calls++; }
 

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "lpnorm/tensor.h"
+
 namespace lpnorm::rt {
 
 struct SplitLimits {
@@ -14,6 +16,9 @@ struct SplitLimits {
 };
 
 SplitLimits current_split_limits();
+
+// Elements [start, start + length) of `t` along `axis`.
+Tensor slice_axis(const Tensor &t, int axis, int64_t start, int64_t length);
 
 // Counts kernel calls per thread for testing::last_kernel_calls().
 void reset_kernel_calls();

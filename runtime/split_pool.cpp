@@ -10,13 +10,6 @@
 namespace lpnorm::rt {
 namespace {
 
-Tensor slice(const Tensor &t, int axis, int64_t start, int64_t length) {
-    Tensor s = t;
-    s.data = static_cast<char *>(t.data) + start * t.strides[axis] * int64_t(dtype_size(t.dtype));
-    s.shape[axis] = length;
-    return s;
-}
-
 bool fits(int64_t extent, int64_t stride, int64_t limit) {
     return extent <= 1 || (extent <= limit && stride <= limit && stride >= -limit);
 }
@@ -90,7 +83,7 @@ Status run_output_run(const Tensor &in, const Tensor &out, int axis, int64_t o0,
     // its last window (no window reads further).
     s.pad_end = std::max<int64_t>(
         0, std::min(a.input + a.pad_end - hi, last_end - lo - s.input));
-    return run(slice(in, axis, lo, hi - lo), slice(out, axis, o0, count), sub, limits);
+    return run(slice_axis(in, axis, lo, hi - lo), slice_axis(out, axis, o0, count), sub, limits);
 }
 
 Status run(const Tensor &in, const Tensor &out, const PoolCall &call, const SplitLimits &limits) {
@@ -103,7 +96,7 @@ Status run(const Tensor &in, const Tensor &out, const PoolCall &call, const Spli
         const int64_t step = extent > limits.index ? limits.chunk : 1;
         for (int64_t start = 0; start < extent; start += step) {
             const int64_t n = std::min(step, extent - start);
-            Status s = run(slice(in, axis, start, n), slice(out, axis, start, n), call, limits);
+            Status s = run(slice_axis(in, axis, start, n), slice_axis(out, axis, start, n), call, limits);
             if (!s.ok()) return s;
         }
         return Status::Ok();

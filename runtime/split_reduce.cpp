@@ -34,13 +34,6 @@ struct OutView {
     }
 };
 
-Tensor slice(const Tensor &t, int axis, int64_t start, int64_t length) {
-    Tensor s = t;
-    s.data = static_cast<char *>(t.data) + start * t.strides[axis] * int64_t(dtype_size(t.dtype));
-    s.shape[axis] = length;
-    return s;
-}
-
 // The axis to cut `in` along, or -1 when one kernel call takes it: the outermost kept axis
 // whose extent or stride the kernels cannot index or that is longer than a piece (slicing it
 // costs nothing and bounds the kernels' per-call temporaries, e.g. the outer pattern's
@@ -181,12 +174,12 @@ Status run_reduced_chunks(const Tensor &in, int axis, const OutView &out, bool p
     const int64_t extent = in.shape[axis];
     const int64_t step = extent > job.limits.index ? job.limits.chunk : 1;
     for (int64_t start = 0; start < extent; start += step) {
-        const Tensor chunk = slice(in, axis, start, std::min(step, extent - start));
+        const Tensor chunk = slice_axis(in, axis, start, std::min(step, extent - start));
         const OutView target{start == 0 ? acc.data() : more.data(), acc_dtype, acc_strides};
         Status s = run(chunk, target, /*partial=*/true, job);
         if (!s.ok()) return s;
         if (start > 0) {
-            combine_partials(job.call.reducer, acc_dtype, acc.data(), more.data(), count);
+            combine_partials(acc_dtype, acc.data(), more.data(), count);
         }
     }
     for_each_kept(in, job.call.reduced, out, [&](int64_t i, void *dst) {
@@ -207,7 +200,7 @@ Status run_kept_slices(const Tensor &in, int axis, int64_t step, const OutView &
     const int64_t extent = in.shape[axis];
     for (int64_t start = 0; start < extent; start += step) {
         const OutView target{out.at(axis, start), out.dtype, out.strides};
-        Status s = run(slice(in, axis, start, std::min(step, extent - start)), target, partial,
+        Status s = run(slice_axis(in, axis, start, std::min(step, extent - start)), target, partial,
                        job);
         if (!s.ok()) return s;
     }

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "bad_input/table.h"
+#include "test_util.h"
 
 namespace lpnorm::test::bad_input {
 
@@ -26,12 +27,7 @@ Tensor Buffers::x(const std::vector<int64_t> &shape, DType dtype) { return view(
 Tensor Buffers::y(const std::vector<int64_t> &shape, DType dtype) { return view(out, shape, dtype); }
 
 ReduceParams reduce_params(std::vector<int64_t> axes, double p, EmptyAxes empty, bool keep_dims) {
-    ReduceParams r;
-    r.axes = std::move(axes);
-    r.p = p;
-    r.empty_axes = empty;
-    r.keep_dims = keep_dims;
-    return r;
+    return params(std::move(axes), p, keep_dims, empty);
 }
 
 PoolParams pool_params(std::vector<int64_t> kernel, std::vector<int64_t> strides) {
