@@ -101,16 +101,15 @@ Tensor Tensor::strided(const void *data, DType dtype, const std::vector<int64_t>
 
 int64_t Tensor::num_elements() const {
     int64_t n = 1;
+    bool overflow = false;
     const int stored = rank < 0 ? 0 : (rank > kMaxRank ? kMaxRank : rank);
     for (int i = 0; i < stored; i++) {
         if (shape[i] <= 0) {
-            return 0;
+            return 0;  // also after an overflow: a later 0 still empties the tensor
         }
-        if (__builtin_mul_overflow(n, shape[i], &n)) {
-            return INT64_MAX;
-        }
+        overflow = overflow || __builtin_mul_overflow(n, shape[i], &n);
     }
-    return n;
+    return overflow ? INT64_MAX : n;
 }
 
 bool Tensor::is_contiguous() const {

@@ -100,5 +100,18 @@ TEST(FuzzRegressions, PoolOutputBeyondInt64IsTooLarge) {
     EXPECT_NE(s.message().find("outputs"), std::string::npos) << s.message();
 }
 
+// num_elements() returned its saturated INT64_MAX as soon as the product overflowed, before a
+// later 0 dim (found by fuzz_reduce): the empty tensor was refused as more than 2^63 bytes.
+TEST(FuzzRegressions, ZeroDimAfterAnOverflowingProductIsEmpty) {
+    const int64_t big = INT32_MAX;
+    uint16_t in = 0, out = 0;
+    const Tensor x = Tensor::contiguous(&in, DType::uint16, {1000, big, big, 0});
+    EXPECT_EQ(x.num_elements(), 0);
+    ReduceParams params;
+    params.axes = {1};
+    const Status s = reduce(x, Tensor::contiguous(&out, DType::uint16, {1000, big, 0}), params);
+    EXPECT_TRUE(s.ok()) << s.message();
+}
+
 }  // namespace
 }  // namespace lpnorm
