@@ -1,5 +1,8 @@
 # Finds Halide. The pinned PyPI release (see README) installs into the project's virtualenv;
 # its package directory is also a CMake package root. Halide_ROOT or Halide_DIR override it.
+#
+# A cross build needs only HalideHelpers (the CMake functions and the runtime headers): it
+# runs the generator of a native build, which links libHalide.
 set(LPNORM_HALIDE_VERSION 21.0.0)
 
 if (NOT Halide_ROOT AND NOT Halide_DIR AND NOT DEFINED ENV{Halide_ROOT})
@@ -20,5 +23,15 @@ if (NOT Halide_ROOT AND NOT Halide_DIR AND NOT DEFINED ENV{Halide_ROOT})
     endif ()
 endif ()
 
-find_package(Halide ${LPNORM_HALIDE_VERSION} EXACT REQUIRED)
+if (CMAKE_CROSSCOMPILING)
+    # Halide_ROOT is the wheel's package directory, which holds HalideHelpers too (the
+    # virtualenv's share/ copy would look for Python's headers in the target's sysroot).
+    if (NOT HalideHelpers_ROOT AND Halide_ROOT)
+        set(HalideHelpers_ROOT "${Halide_ROOT}")
+    endif ()
+    # Toolchains restrict package searches to the target's sysroot; Halide is a build tool.
+    find_package(HalideHelpers ${LPNORM_HALIDE_VERSION} EXACT REQUIRED CMAKE_FIND_ROOT_PATH_BOTH)
+else ()
+    find_package(Halide ${LPNORM_HALIDE_VERSION} EXACT REQUIRED)
+endif ()
 find_package(Threads REQUIRED)

@@ -1,7 +1,19 @@
-# `cmake --install` produces a package: find_package(lpnorm) + lpnorm::lpnorm.
+# `cmake --install` produces a package: find_package(lpnorm) + lpnorm::lpnorm, or, from a
+# kernels-only build, lpnorm::lpnorm_kernels (the kernels' C headers in include/lpnorm/kernels).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS lpnorm EXPORT lpnormTargets
+if (LPNORM_KERNELS_ONLY)
+    set(_lpnorm_installed_library lpnorm_kernels)
+    # The kernels' headers include HalideRuntime.h (Halide's package: <root>/include).
+    find_file(LPNORM_HALIDE_RUNTIME_H HalideRuntime.h
+              PATHS "${Halide_ROOT}/include" "${Halide_DIR}/../../../include" NO_DEFAULT_PATH
+              NO_CMAKE_FIND_ROOT_PATH REQUIRED)
+    install(FILES ${LPNORM_KERNEL_HEADERS} "${LPNORM_HALIDE_RUNTIME_H}"
+            DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lpnorm/kernels)
+else ()
+    set(_lpnorm_installed_library lpnorm)
+endif ()
+install(TARGETS ${_lpnorm_installed_library} EXPORT lpnormTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/lpnorm DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT lpnormTargets NAMESPACE lpnorm::

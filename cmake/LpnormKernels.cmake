@@ -2,7 +2,14 @@
 # one generator executable into an object file of the lpnorm library, and becomes one row of
 # the dispatch registry (lpnorm_kernel_table.inc).
 
-set(LPNORM_ISAS "${LPNORM_ALL_X86_ISAS}" CACHE STRING "x86 ISA variants to build")
+set(LPNORM_ISAS "${LPNORM_PLATFORM_ISAS}" CACHE STRING
+    "ISA variants to build (${LPNORM_PLATFORM}: ${LPNORM_PLATFORM_ISAS})")
+foreach (isa IN LISTS LPNORM_ISAS)
+    if (NOT isa IN_LIST LPNORM_PLATFORM_ISAS)
+        message(FATAL_ERROR "LPNORM_ISAS: '${isa}' is not an ISA of ${LPNORM_PLATFORM} "
+                            "(${LPNORM_PLATFORM_ISAS})")
+    endif ()
+endforeach ()
 set(LPNORM_DTYPES
     float32 float16 bfloat16 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64
     CACHE STRING "Element types to build kernels for")
@@ -19,9 +26,29 @@ set(LPNORM_POOL_SPATIAL_RANKS 1 2 3)
 set(LPNORM_POOL_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_POOL_KNOBS "" CACHE STRING "Schedule knob overrides for pooling kernels")
 
+# The generator executable: built here, or imported from a host build when cross-compiling
+# (generators/CMakeLists.txt).
+set(LPNORM_GENERATOR lpnorm::halide_generators::lpnorm_generators)
+
+# _lpnorm_isa_builds(<out-var> <isa> <dtype> [<reducer>]): whether <isa> gets a kernel of
+# <dtype> (and <reducer>). LPNORM_ISA_DTYPES_<isa> and LPNORM_ISA_REDUCERS_<isa> restrict an
+# ISA to the kernels it changes; the runtime runs the next ISA's kernel for the others.
+function(_lpnorm_isa_builds out_var isa dtype)
+    set(result TRUE)
+    if (DEFINED LPNORM_ISA_DTYPES_${isa} AND NOT dtype IN_LIST LPNORM_ISA_DTYPES_${isa})
+        set(result FALSE)
+    endif ()
+    if (ARGC GREATER 3 AND DEFINED LPNORM_ISA_REDUCERS_${isa}
+        AND NOT ARGV3 IN_LIST LPNORM_ISA_REDUCERS_${isa})
+        set(result FALSE)
+    endif ()
+    set(${out_var} ${result} PARENT_SCOPE)
+endfunction()
+
 # _lpnorm_generate_kernel(<object-var> <name> <isa> <dtype> <output-dtype> <generator> [params...])
 # One build step: runs generator <generator> for <isa> with an input of <dtype>, an output of
-# <output-dtype> and the extra generator params, into kernels/<name>.o; returns the object file.
+# <output-dtype> and the extra generator params, into kernels/<name>.o (and its C header
+# kernels/<name>.h); returns the object file.
 function(_lpnorm_generate_kernel object_var name isa dtype output_dtype generator)
     if (NOT DEFINED LPNORM_TARGET_${isa})
         message(FATAL_ERROR "LPNORM_ISAS: unknown ISA '${isa}'")
@@ -30,11 +57,11 @@ function(_lpnorm_generate_kernel object_var name isa dtype output_dtype generato
     file(MAKE_DIRECTORY "${out_dir}")
     set(object "${out_dir}/${name}${CMAKE_CXX_OUTPUT_EXTENSION}")
     add_custom_command(
-        OUTPUT "${object}"
-        COMMAND lpnorm_generators -g "${generator}" -f "${name}" -o "${out_dir}" -e object
-                "target=${LPNORM_TARGET_${isa}}-no_runtime" "input.type=${dtype}"
-                "output.type=${output_dtype}" ${ARGN}
-        DEPENDS lpnorm_generators
+        OUTPUT "${object}" "${out_dir}/${name}.h"
+        COMMAND ${LPNORM_GENERATOR} -g "${generator}" -f "${name}" -o "${out_dir}"
+                -e object,c_header "target=${LPNORM_TARGET_${isa}}-no_runtime"
+                "input.type=${dtype}" "output.type=${output_dtype}" ${ARGN}
+        DEPENDS ${LPNORM_GENERATOR}
         COMMENT "Generating ${name}"
         VERBATIM)
     set(${object_var} "${object}" PARENT_SCOPE)
@@ -49,6 +76,10 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
         foreach (pattern IN LISTS LPNORM_REDUCE_PATTERNS)
             foreach (reducer IN LISTS LPNORM_REDUCERS)
                 foreach (dtype IN LISTS LPNORM_DTYPES)
+                    _lpnorm_isa_builds(wanted "${isa}" "${dtype}" "${reducer}")
+                    if (NOT wanted)
+                        continue()
+                    endif ()
                     set(name "lpnorm_reduce_${pattern}_${reducer}_${dtype}_${isa}")
                     _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
                                             "reduce_${pattern}" "reducer=${reducer}"
@@ -65,6 +96,10 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
         foreach (pattern IN LISTS LPNORM_PARTIAL_PATTERNS)
             foreach (reducer IN LISTS LPNORM_REDUCERS)
                 foreach (dtype IN LISTS LPNORM_DTYPES)
+                    _lpnorm_isa_builds(wanted "${isa}" "${dtype}" "${reducer}")
+                    if (NOT wanted)
+                        continue()
+                    endif ()
                     _lpnorm_partial_type(acc_type "${reducer}" "${dtype}")
                     set(name "lpnorm_reduce_partial_${pattern}_${reducer}_${dtype}_${isa}")
                     _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${acc_type}"
@@ -105,7 +140,8 @@ function(lpnorm_add_pool_kernels objects_var table_var)
     foreach (isa IN LISTS LPNORM_ISAS)
         foreach (spatial IN LISTS LPNORM_POOL_SPATIAL_RANKS)
             foreach (dtype IN LISTS LPNORM_DTYPES)
-                if (NOT dtype IN_LIST LPNORM_POOL_DTYPES)
+                _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
+                if (NOT dtype IN_LIST LPNORM_POOL_DTYPES OR NOT wanted)
                     continue()
                 endif ()
                 set(name "lpnorm_pool_${spatial}d_${dtype}_${isa}")
@@ -126,9 +162,9 @@ function(lpnorm_add_halide_runtime object_var)
     set(object "${CMAKE_CURRENT_BINARY_DIR}/kernels/lpnorm_halide_runtime${CMAKE_CXX_OUTPUT_EXTENSION}")
     add_custom_command(
         OUTPUT "${object}"
-        COMMAND lpnorm_generators -r lpnorm_halide_runtime -o "${CMAKE_CURRENT_BINARY_DIR}/kernels"
+        COMMAND ${LPNORM_GENERATOR} -r lpnorm_halide_runtime -o "${CMAKE_CURRENT_BINARY_DIR}/kernels"
                 -e object "target=${LPNORM_RUNTIME_TARGET}"
-        DEPENDS lpnorm_generators
+        DEPENDS ${LPNORM_GENERATOR}
         COMMENT "Generating the Halide runtime"
         VERBATIM)
     set(${object_var} "${object}" PARENT_SCOPE)

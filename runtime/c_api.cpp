@@ -173,7 +173,7 @@ int lpnorm_set_isa(const char *isa) {
     if (!lpnorm::parse_isa(isa, &parsed)) {
         return record(lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
                                      std::string("isa = ") + (isa ? isa : "(null)") +
-                                         " is not one of auto, sse41, avx2, avx512"));
+                                         " is not one of auto, sse41, avx2, avx512, neon, neon_fp16"));
     }
     return record(lpnorm::set_isa(parsed));
 }

@@ -2,6 +2,9 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#elif defined(__aarch64__) && (defined(__linux__) || defined(__ANDROID__))
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
 #endif
 
 #include <cstdint>
@@ -70,6 +73,32 @@ bool cpu_can_run(Isa isa) {
         return features().avx2_fma_f16c;
     case Isa::avx512:
         return features().avx512_skylake;
+    default:
+        return false;
+    }
+}
+
+#elif defined(__aarch64__) && (defined(__linux__) || defined(__ANDROID__))
+
+// Half-precision arithmetic (ARMv8.2-A FP16), scalar and vector; older headers lack the names.
+#ifndef HWCAP_FPHP
+#define HWCAP_FPHP (1 << 9)
+#endif
+#ifndef HWCAP_ASIMDHP
+#define HWCAP_ASIMDHP (1 << 10)
+#endif
+
+// Advanced SIMD is part of every AArch64 Linux and Android ABI; the kernel still reports it,
+// and an emulator reports what it emulates.
+bool cpu_can_run(Isa isa) {
+    static const unsigned long hwcap = getauxval(AT_HWCAP);
+    const bool asimd = (hwcap & HWCAP_ASIMD) != 0;
+    const bool fp16 = (hwcap & HWCAP_FPHP) != 0 && (hwcap & HWCAP_ASIMDHP) != 0;
+    switch (isa) {
+    case Isa::neon:
+        return asimd;
+    case Isa::neon_fp16:
+        return asimd && fp16;
     default:
         return false;
     }

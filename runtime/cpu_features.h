@@ -1,12 +1,12 @@
-// Which x86 instruction sets this CPU and its OS can run.
+// Which instruction sets this CPU and its OS can run: the x86 levels, or NEON on ARM64.
 #pragma once
 
 #include "lpnorm/lpnorm.h"
 
 namespace lpnorm::rt {
 
-// True when the CPU reports every feature the Halide target of `isa` uses and the OS saves
-// the matching register state (XCR0).
+// True when the CPU reports every feature the Halide target of `isa` uses and (x86) the OS
+// saves the matching register state (XCR0). Always false for another architecture's ISA.
 bool cpu_can_run(Isa isa);
 
 }  // namespace lpnorm::rt

@@ -106,7 +106,7 @@ const ReduceKernel *reduce_kernels(int *count) {
 }
 
 const ReduceKernel *find_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype, Isa isa) {
-    for (int i = int(isa); i >= 1; i--) {
+    for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
         if (const ReduceKernel *k = index().slot[i][int(pattern)][int(reducer)][int(dtype)]) {
             return k;
         }
@@ -120,7 +120,7 @@ const ReduceKernel *partial_kernels(int *count) {
 }
 
 const ReduceKernel *find_partial_kernel(Pattern pattern, Reducer reducer, DType dtype, Isa isa) {
-    for (int i = int(isa); i >= 1; i--) {
+    for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
         if (const ReduceKernel *k =
                 index().partial_slot[i][int(pattern)][int(reducer)][int(dtype)]) {
             return k;
@@ -136,12 +136,21 @@ const PoolKernel *pool_kernels(int *count) {
 
 const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa) {
     if (spatial < 1 || spatial > 3) return nullptr;
-    for (int i = int(isa); i >= 1; i--) {
+    for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
         if (const PoolKernel *k = index().pool_slot[i][spatial][int(dtype)]) {
             return k;
         }
     }
     return nullptr;
+}
+
+Isa lower_isa(Isa isa) {
+    switch (isa) {
+    case Isa::avx512: return Isa::avx2;
+    case Isa::avx2: return Isa::sse41;
+    case Isa::neon_fp16: return Isa::neon;
+    default: return Isa::auto_detect;
+    }
 }
 
 bool isa_compiled(Isa isa) {

@@ -12,7 +12,7 @@ enum class Pattern : int { all = 0, inner = 1, outer = 2, middle = 3, general = 
 constexpr int kNumPatterns = 5;
 enum class Reducer : int { sum = 0, extreme = 1 };
 constexpr int kNumReducers = 2;
-constexpr int kNumIsas = 4;  // indexed by Isa; slot 0 (auto_detect) stays empty
+constexpr int kNumIsas = 6;  // indexed by Isa; slot 0 (auto_detect) stays empty
 
 const char *pattern_name(Pattern pattern);
 const char *reducer_name(Reducer reducer);
@@ -33,7 +33,8 @@ struct ReduceKernel {
 const ReduceKernel *reduce_kernels(int *count);
 
 // The kernel for (pattern, reducer, dtype) compiled for `isa`, or for the best ISA below it
-// when `isa` was not compiled for that combination; nullptr when none exists.
+// in the same family (lower_isa) when `isa` was not compiled for that combination; nullptr
+// when none exists.
 const ReduceKernel *find_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype, Isa isa);
 
 // The partial kernels (generators/kernel_abi.h), patterns `all` and `general`: same signature,
@@ -63,6 +64,10 @@ const PoolKernel *pool_kernels(int *count);
 // The pooling kernel for (spatial, dtype) compiled for `isa`, or for the best ISA below it;
 // nullptr when none exists.
 const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa);
+
+// The next ISA of the same architecture to fall back to (avx512 -> avx2 -> sse41,
+// neon_fp16 -> neon), or Isa::auto_detect when there is none.
+Isa lower_isa(Isa isa);
 
 // True when at least one kernel was compiled for `isa`.
 bool isa_compiled(Isa isa);

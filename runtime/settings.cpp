@@ -19,7 +19,7 @@ std::atomic<int> g_forced_pattern{-1};
 thread_local int t_last_pattern = -1;
 
 Isa best_isa() {
-    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::sse41}) {
+    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::sse41, Isa::neon_fp16, Isa::neon}) {
         if (rt::cpu_can_run(isa) && rt::isa_compiled(isa)) {
             return isa;
         }
@@ -27,7 +27,8 @@ Isa best_isa() {
     return Isa::auto_detect;  // no runnable kernel: reduce() reports unsupported
 }
 
-// LPNORM_ISA=sse41|avx2|avx512 forces an ISA the CPU can run; anything else is ignored.
+// LPNORM_ISA=sse41|avx2|avx512|neon|neon_fp16 forces an ISA the CPU can run; anything else is
+// ignored.
 int isa_from_environment() {
     const char *env = std::getenv("LPNORM_ISA");
     Isa isa;
@@ -46,12 +47,15 @@ const char *isa_name(Isa isa) {
     case Isa::sse41: return "sse41";
     case Isa::avx2: return "avx2";
     case Isa::avx512: return "avx512";
+    case Isa::neon: return "neon";
+    case Isa::neon_fp16: return "neon_fp16";
     }
     return "invalid";
 }
 
 bool parse_isa(const char *name, Isa *out) {
-    for (Isa isa : {Isa::auto_detect, Isa::sse41, Isa::avx2, Isa::avx512}) {
+    for (Isa isa : {Isa::auto_detect, Isa::sse41, Isa::avx2, Isa::avx512, Isa::neon,
+                    Isa::neon_fp16}) {
         if (name && std::strcmp(name, isa_name(isa)) == 0) {
             *out = isa;
             return true;
@@ -83,7 +87,7 @@ Isa active_isa() {
 
 Status set_isa(Isa isa) {
     if (isa != Isa::auto_detect) {
-        if (int(isa) < 0 || int(isa) > int(Isa::avx512)) {
+        if (int(isa) < 0 || int(isa) > int(Isa::neon_fp16)) {
             return Status(ErrorCode::invalid_argument,
                           "isa = " + std::to_string(int(isa)) + " is not an Isa");
         }

@@ -5,6 +5,8 @@
 // busy on large inputs only (a thread-pool wake-up costs more than a small reduction).
 #include "cpu_reduce_schedule.h"
 
+#include "cpu_target.h"
+
 namespace lpnorm::sched {
 namespace {
 
@@ -23,8 +25,27 @@ std::vector<Stage> specialize_kinds(Stage stage, const ReduceStages &s) {
 }
 
 // Vector width in elements of the input type.
+//
+// On ARM64 it is also capped so that the accumulator vectors of all streams fill at most half
+// of the 32 registers, leaving the rest for loads and widened terms: float32 into float64
+// keeps its 8 lanes (4 streams x 4 registers), but int8 into float64 would take 32 lanes,
+// 64 registers, and spill inside the loop, so it gets 8 lanes too. (The x86 widths are the
+// measured ones and are left alone; emulated ARM timings measure nothing, so the ARM cap
+// comes from this count.)
 int vector_width(const ReduceStages &s, const Target &target, const ReduceKnobs &knobs) {
-    return target.natural_vector_size(s.input_type) * std::max(1, knobs.vector_multiple);
+    const int lanes = target.natural_vector_size(s.input_type) * std::max(1, knobs.vector_multiple);
+    if (!is_arm64(target)) {
+        return lanes;
+    }
+    const int acc_budget_bytes = vector_registers(target) / 2 * vector_bytes(target);
+    int cap = acc_budget_bytes / (std::max(1, knobs.streams) * s.accum_type.bytes());
+    // A power of two, and at least one whole vector of accumulators.
+    int pow2 = 1;
+    while (pow2 * 2 <= cap) {
+        pow2 *= 2;
+    }
+    cap = std::max(pow2, vector_bytes(target) / s.accum_type.bytes());
+    return std::min(lanes, cap);
 }
 
 // Splits `range` (an RVar of a sum over a contiguous run) into `streams` interleaved streams

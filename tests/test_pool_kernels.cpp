@@ -133,7 +133,7 @@ std::vector<int64_t> with_batch(int64_t n, int64_t c, const std::vector<int64_t>
 
 class PoolSweep : public ::testing::TestWithParam<std::tuple<Isa, DType, int>> {
 protected:
-    bool select_isa(Isa isa) { return force_isa(isa, &skip_reason_); }
+    bool select_isa(Isa isa, DType dtype) { return force_isa_for(isa, dtype, &skip_reason_); }
     void TearDown() override { set_isa(Isa::auto_detect); }
 
     bool check(const Tensor &x, const PoolParams &p) { return budget_.record(check_pool(x, p)); }
@@ -144,7 +144,7 @@ protected:
 
 TEST_P(PoolSweep, GeometriesPClassesModes) {
     const auto [isa, dtype, spatial] = GetParam();
-    if (!select_isa(isa)) GTEST_SKIP() << skip_reason_;
+    if (!select_isa(isa, dtype)) GTEST_SKIP() << skip_reason_;
     uint64_t seed = 7;
     for (const Geometry &g : geometries(spatial)) {
         Array x = make_array(dtype, with_batch(2, 3, g.spatial));
@@ -166,7 +166,7 @@ TEST_P(PoolSweep, GeometriesPClassesModes) {
 // NaN and +-inf over vector bodies and tails.
 TEST_P(PoolSweep, NaNAndInfinity) {
     const auto [isa, dtype, spatial] = GetParam();
-    if (!select_isa(isa)) GTEST_SKIP() << skip_reason_;
+    if (!select_isa(isa, dtype)) GTEST_SKIP() << skip_reason_;
     uint64_t seed = 70;
     for (const Geometry &g : geometries(spatial)) {
         Array x = make_array(dtype, with_batch(1, 2, g.spatial));
@@ -191,7 +191,7 @@ TEST_P(PoolSweep, NaNAndInfinity) {
 // with a non-unit innermost stride.
 TEST_P(PoolSweep, StridedViews) {
     const auto [isa, dtype, spatial] = GetParam();
-    if (!select_isa(isa)) GTEST_SKIP() << skip_reason_;
+    if (!select_isa(isa, dtype)) GTEST_SKIP() << skip_reason_;
     const Geometry g = geometries(spatial)[1];
     const std::vector<int64_t> shape = with_batch(2, 5, g.spatial);
     // Channels-last strides: C innermost, then the spatial dims from the last one out.
@@ -229,7 +229,7 @@ std::string sweep_name(const ::testing::TestParamInfo<std::tuple<Isa, DType, int
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, PoolSweep,
-                         ::testing::Combine(::testing::Values(Isa::sse41, Isa::avx2, Isa::avx512),
+                         ::testing::Combine(::testing::ValuesIn(all_isas()),
                                             ::testing::ValuesIn(kPoolDtypes),
                                             ::testing::Values(1, 2, 3)),
                          sweep_name);

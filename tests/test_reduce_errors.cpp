@@ -158,7 +158,7 @@ TEST_F(Errors, OverlappingInputAndOutput) {
 }
 
 TEST_F(Errors, UnsupportedIsaIsReported) {
-    for (Isa isa : {Isa::sse41, Isa::avx2, Isa::avx512}) {
+    for (Isa isa : all_isas()) {
         const Status s = set_isa(isa);
         if (!cpu_supports(isa)) {
             EXPECT_EQ(s.code(), ErrorCode::unsupported) << isa_name(isa);

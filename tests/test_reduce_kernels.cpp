@@ -66,7 +66,7 @@ bool all_extents_above_one(const std::vector<int64_t> &shape) {
 class KernelSweep : public ::testing::TestWithParam<std::tuple<Isa, DType>> {
 protected:
     // Forces the ISA; false (with the test skipped or failed) when it cannot run here.
-    bool select_isa(Isa isa) { return force_isa(isa, &skip_reason_); }
+    bool select_isa(Isa isa, DType dtype) { return force_isa_for(isa, dtype, &skip_reason_); }
     void TearDown() override { set_isa(Isa::auto_detect); }
 
     // Calls f(x, axes, expected pattern) for every case of every pattern, with the pattern
@@ -101,7 +101,7 @@ protected:
 
 TEST_P(KernelSweep, PatternsPClassesRaggedSizes) {
     const auto [isa, dtype] = GetParam();
-    if (!select_isa(isa)) {
+    if (!select_isa(isa, dtype)) {
         if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
         return;
     }
@@ -121,7 +121,7 @@ class SpecialValueSweep : public KernelSweep {};
 
 TEST_P(SpecialValueSweep, NaNAndInfinity) {
     const auto [isa, dtype] = GetParam();
-    if (!select_isa(isa)) {
+    if (!select_isa(isa, dtype)) {
         if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
         return;
     }
@@ -142,11 +142,11 @@ std::string sweep_name(const ::testing::TestParamInfo<std::tuple<Isa, DType>> &i
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, KernelSweep,
-                         ::testing::Combine(::testing::Values(Isa::sse41, Isa::avx2, Isa::avx512),
+                         ::testing::Combine(::testing::ValuesIn(all_isas()),
                                             ::testing::ValuesIn(all_dtypes())),
                          sweep_name);
 INSTANTIATE_TEST_SUITE_P(FloatVariants, SpecialValueSweep,
-                         ::testing::Combine(::testing::Values(Isa::sse41, Isa::avx2, Isa::avx512),
+                         ::testing::Combine(::testing::ValuesIn(all_isas()),
                                             ::testing::Values(DType::float32, DType::float16, DType::bfloat16,
                                                               DType::float64)),
                          sweep_name);

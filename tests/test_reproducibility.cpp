@@ -218,7 +218,7 @@ TEST(Reproducibility, RepeatedRunsThreadCountsAndIsas) {
     for (Case &c : pool_cases()) cases.push_back(std::move(c));
 
     std::vector<std::pair<Isa, Outputs>> per_isa;
-    for (Isa isa : {Isa::sse41, Isa::avx2, Isa::avx512}) {
+    for (Isa isa : all_isas()) {
         std::string why;
         if (!force_isa(isa, &why)) {
             std::printf("[ skipped  ] %s: %s\n", isa_name(isa), why.c_str());

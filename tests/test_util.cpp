@@ -193,6 +193,25 @@ Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status
     return ::testing::AssertionSuccess();
 }
 
+const std::vector<Isa> &all_isas() {
+    static const std::vector<Isa> isas = {Isa::sse41, Isa::avx2, Isa::avx512, Isa::neon,
+                                          Isa::neon_fp16};
+    return isas;
+}
+
+bool force_isa_for(Isa isa, DType dtype, std::string *why) {
+    bool has_dtype = false;
+    for (const VariantInfo &v : compiled_variants()) {
+        has_dtype = has_dtype || (v.isa == isa && v.dtype == dtype);
+    }
+    if (cpu_supports(isa) && !has_dtype) {
+        *why = std::string(isa_name(isa)) + " has no " + dtype_name(dtype) +
+               " kernels in this build (they fall back to another ISA's)";
+        return false;
+    }
+    return force_isa(isa, why);
+}
+
 bool force_isa(Isa isa, std::string *why) {
     if (!cpu_supports(isa)) {
         *why = std::string("this CPU cannot run ") + isa_name(isa) + " kernels";

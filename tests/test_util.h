@@ -71,9 +71,16 @@ Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status
 ReduceParams params(std::vector<int64_t> axes, double p, bool keep_dims = false,
                     EmptyAxes empty = EmptyAxes::reduce_all);
 
+// Every ISA of every architecture; a test forcing one that this machine cannot run skips it.
+const std::vector<Isa> &all_isas();
+
 // Forces `isa` (callers restore Isa::auto_detect afterwards); false, with `why` set, when this
 // CPU cannot run it or the build lacks it; any other failure is an EXPECT failure.
 bool force_isa(Isa isa, std::string *why);
+// force_isa, and also false (with `why`) when `isa` has no kernel of `dtype` in this build:
+// that dtype runs another ISA's kernels there (neon_fp16 has only float16 ones), which that
+// ISA's own tests cover.
+bool force_isa_for(Isa isa, DType dtype, std::string *why);
 
 // EXPECT-style checks that give up after `limit` failures, so one bug does not flood the log
 // but does not hide the next one either. record() returns false once the sweep should stop.

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine (idempotently), builds lpnorm, and runs one job:
 #   tools/dev.sh demo      build, then run `lpnorm demo`
-#   tools/dev.sh test      build, then run every test (ctest), then the sanitize job
+#   tools/dev.sh test      build, then run every test (ctest), then the sanitize job, then the
+#                          same for ARM64 (arm)
 #   tools/dev.sh sanitize  the `sanitize` preset only: ASan+UBSan tests and the fuzz targets
+#   tools/dev.sh arm       cross-build for aarch64-linux-gnu, then run every test, `lpnorm info`
+#                          and `lpnorm demo --quick` under qemu-aarch64
+#   tools/dev.sh android   build the Android arm64 kernels archive and headers (no NDK needed;
+#                          with ANDROID_NDK set, the whole library) and check the archive
 #   tools/dev.sh bench     build with benchmarks, then run them (bench/run_benchmarks.sh)
 #   tools/dev.sh setup     only install what is missing
 # Environment: LPNORM_BUILD_DIR (default build), LPNORM_SANITIZE_BUILD_DIR (default
-# build-sanitize), LPNORM_FUZZ_SECONDS (each fuzz target's bounded run, default 60),
+# build-sanitize), LPNORM_ARM_BUILD_DIR (default build-aarch64), LPNORM_ANDROID_BUILD_DIR
+# (default build-android), LPNORM_FUZZ_SECONDS (each fuzz target's bounded run, default 60),
 # LPNORM_JOBS (default: all cores).
 set -euo pipefail
 
@@ -14,6 +20,10 @@ job="${1:-test}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${LPNORM_BUILD_DIR:-$root/build}"
 sanitize_dir="${LPNORM_SANITIZE_BUILD_DIR:-$root/build-sanitize}"
+arm_build_dir="${LPNORM_ARM_BUILD_DIR:-$root/build-aarch64}"
+android_build_dir="${LPNORM_ANDROID_BUILD_DIR:-$root/build-android}"
+# Debian's ARM64 cross toolchain and the sysroot qemu-aarch64 loads target libraries from.
+aarch64_sysroot=/usr/aarch64-linux-gnu
 jobs="${LPNORM_JOBS:-$(nproc)}"
 venv="$root/.venv"
 
@@ -33,6 +43,11 @@ install_debian_packages() {
     fi
     if [ "$job" = test ] || [ "$job" = sanitize ]; then
         wanted+=(clang libclang-rt-14-dev)
+    fi
+    if [ "$job" = test ] || [ "$job" = arm ] || [ "$job" = android ]; then
+        # ARM64 cross compiler, its C/C++ runtime, cross binutils (the codegen check) and the
+        # user-mode emulator; GoogleTest is compiled for ARM64 from libgtest-dev's sources.
+        wanted+=(g++-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu qemu-user)
     fi
     local missing=()
     for pkg in "${wanted[@]}"; do
@@ -74,12 +89,16 @@ setup() {
     fi
 }
 
-build() {
+configure() {
     local bench_flag="OFF"
     [ "$job" = bench ] && bench_flag="ON"
     export PATH="$venv/bin:$PATH"
     cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON -DLPNORM_BUILD_BENCH="$bench_flag"
+}
+
+build() {
+    configure
     cmake --build "$build_dir" -j "$jobs"
 }
 
@@ -91,6 +110,55 @@ sanitize() {
         -DLPNORM_FUZZ_SECONDS="${LPNORM_FUZZ_SECONDS:-60}"
     cmake --build "$sanitize_dir" -j "$jobs"
     (cd "$root" && ctest --preset sanitize --test-dir "$sanitize_dir" -j "$jobs")
+}
+
+# The generator always runs on this machine: cross builds import the native build's
+# (lpnorm-halide_generators, exported into $build_dir/cmake).
+build_generator() {
+    configure
+    cmake --build "$build_dir" -j "$jobs" --target lpnorm-halide_generators
+}
+
+# ARM64 Linux: the kernels, the library, the tests and the CLI, built with the cross compiler;
+# ctest runs everything under qemu-aarch64 (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain).
+# Timings under emulation say nothing about ARM performance.
+arm() {
+    build_generator
+    cmake -S "$root" -B "$arm_build_dir" -G Ninja \
+        --toolchain "$root/cmake/toolchains/aarch64-linux-gnu.cmake" -DCMAKE_BUILD_TYPE=Release \
+        -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON \
+        "-Dlpnorm-halide_generators_DIR=$build_dir/cmake"
+    cmake --build "$arm_build_dir" -j "$jobs"
+    ctest --test-dir "$arm_build_dir" --output-on-failure -j "$jobs"
+    local lpnorm=(qemu-aarch64 -L "$aarch64_sysroot" "$arm_build_dir/tools/lpnorm")
+    "${lpnorm[@]}" info
+    log "lpnorm demo under qemu-aarch64 (emulated: its timings are not ARM performance)"
+    "${lpnorm[@]}" demo --quick
+}
+
+# Android arm64: without an NDK, the kernels archive and their headers (LPNORM_KERNELS_ONLY,
+# built with this machine's tools); with ANDROID_NDK set, the whole library through the NDK's
+# toolchain file. Either way the archive is checked to be AArch64 with every kernel defined.
+android() {
+    build_generator
+    local args=() archive mode
+    if [ -n "${ANDROID_NDK:-}" ]; then
+        args=(--toolchain "$ANDROID_NDK/build/cmake/android.toolchain.cmake"
+              -DANDROID_ABI=arm64-v8a -DANDROID_PLATFORM=android-24)
+        archive="$android_build_dir/runtime/liblpnorm.a"
+        mode=full
+    else
+        args=(-DLPNORM_PLATFORM=arm-64-android -DLPNORM_KERNELS_ONLY=ON)
+        archive="$android_build_dir/runtime/liblpnorm_kernels.a"
+        mode=kernels-only
+    fi
+    cmake -S "$root" -B "$android_build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DLPNORM_BUILD_TESTS=OFF -DLPNORM_BUILD_TOOLS=OFF \
+        "-Dlpnorm-halide_generators_DIR=$build_dir/cmake" "${args[@]}"
+    cmake --build "$android_build_dir" -j "$jobs"
+    OBJDUMP=aarch64-linux-gnu-objdump READELF=aarch64-linux-gnu-readelf NM=aarch64-linux-gnu-nm \
+        bash "$root/tests/integration/check_arm_codegen.sh" "$android_build_dir/runtime/kernels" \
+        "$archive" "$android_build_dir/runtime/generated/lpnorm_kernel_table.inc" "$mode"
 }
 
 case "$job" in
@@ -108,10 +176,19 @@ test)
     export PATH="$venv/bin:$PATH"
     ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
     sanitize
+    arm
     ;;
 sanitize)
     setup
     sanitize
+    ;;
+arm)
+    setup
+    arm
+    ;;
+android)
+    setup
+    android
     ;;
 bench)
     setup
@@ -119,7 +196,7 @@ bench)
     "$root/bench/run_benchmarks.sh" -b "$build_dir/bench/lpnorm_bench"
     ;;
 *)
-    echo "usage: tools/dev.sh demo|test|sanitize|bench|setup" >&2
+    echo "usage: tools/dev.sh demo|test|sanitize|arm|android|bench|setup" >&2
     exit 2
     ;;
 esac

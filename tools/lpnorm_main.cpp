@@ -71,14 +71,15 @@ Exit status: 0 on success, 1 on bad input data or a library error, 2 on a bad co
 // per ISA; each cell is the number of dtypes compiled. Cells with fewer than all dtypes are
 // spelled out below the table.
 void print_variants() {
+    constexpr int kIsaSlots = static_cast<int>(Isa::neon_fp16) + 1;  // indexed by Isa
     const std::vector<VariantInfo> variants = compiled_variants();
     struct Row {
         std::string op, pattern, reducer;
-        std::string dtypes[4];  // indexed by Isa
-        int count[4] = {};
+        std::string dtypes[kIsaSlots];
+        int count[kIsaSlots] = {};
     };
     std::vector<Row> rows;
-    bool isa_used[4] = {};
+    bool isa_used[kIsaSlots] = {};
     for (const VariantInfo &v : variants) {
         Row *row = nullptr;
         for (Row &r : rows) {
@@ -90,22 +91,22 @@ void print_variants() {
             row->pattern = v.pattern;
             row->reducer = v.reducer;
         }
-        const int i = static_cast<int>(v.isa) & 3;
+        const int i = static_cast<int>(v.isa) % kIsaSlots;
         isa_used[i] = true;
         row->dtypes[i] += std::string(row->count[i]++ ? " " : "") + dtype_name(v.dtype);
     }
     std::printf("compiled variants: %zu (dtypes per kernel and ISA; %d = all)\n", variants.size(),
                 kNumDTypes);
     std::printf("  %-7s %-8s %-8s", "op", "pattern", "reducer");
-    for (int i = 0; i < 4; ++i) {
-        if (isa_used[i]) std::printf(" %7s", isa_name(static_cast<Isa>(i)));
+    for (int i = 0; i < kIsaSlots; ++i) {
+        if (isa_used[i]) std::printf(" %9s", isa_name(static_cast<Isa>(i)));
     }
     std::printf("\n");
     std::string partial;
     for (const Row &r : rows) {
         std::printf("  %-7s %-8s %-8s", r.op.c_str(), r.pattern.c_str(), r.reducer.c_str());
-        for (int i = 0; i < 4; ++i) {
-            if (isa_used[i]) std::printf(" %7d", r.count[i]);
+        for (int i = 0; i < kIsaSlots; ++i) {
+            if (isa_used[i]) std::printf(" %9d", r.count[i]);
             if (r.count[i] > 0 && r.count[i] < kNumDTypes) {
                 partial += "  " + r.op + " " + r.pattern + " " + r.reducer + " " +
                            isa_name(static_cast<Isa>(i)) + ": " + r.dtypes[i] + "\n";
@@ -125,10 +126,10 @@ int cmd_info(int argc, char **argv) {
     if (!args.positional().empty())
         throw Error(kExitUsage, "'lpnorm info' takes no arguments, got '" + args.positional()[0] + "'");
     std::printf("lpnorm %s\n", version());
-    std::printf("isa: detected %s, active %s (override with LPNORM_ISA=sse41|avx2|avx512)\n",
+    std::printf("isa: detected %s, active %s (override with LPNORM_ISA=sse41|avx2|avx512|neon|neon_fp16)\n",
                 isa_name(detected_isa()), isa_name(active_isa()));
     std::printf("cpu supports:");
-    for (Isa isa : {Isa::sse41, Isa::avx2, Isa::avx512}) {
+    for (Isa isa : {Isa::sse41, Isa::avx2, Isa::avx512, Isa::neon, Isa::neon_fp16}) {
         std::printf(" %s %s", isa_name(isa), cpu_supports(isa) ? "yes" : "no");
     }
     const int threads = num_threads();

@@ -141,12 +141,16 @@ Status pool_geometry(const std::vector<int64_t> &input_shape, const PoolParams &
 
 // ---- Instruction sets and threads -------------------------------------------------------
 
-enum class Isa : int { auto_detect = 0, sse41 = 1, avx2 = 2, avx512 = 3 };
+// x86-64 builds compile the sse41, avx2 and avx512 variants; ARM64 builds (Linux, Android)
+// neon (ARMv8.0-A Advanced SIMD, every kernel) and neon_fp16 (ARMv8.2-A half-precision
+// arithmetic, the float16 kernels only; other dtypes run their neon kernels).
+enum class Isa : int { auto_detect = 0, sse41 = 1, avx2 = 2, avx512 = 3, neon = 4, neon_fp16 = 5 };
 
 const char *isa_name(Isa isa);
 bool parse_isa(const char *name, Isa *out);
 
-// Best ISA the CPU and OS support (CPUID plus XCR0 state) among the compiled ones.
+// Best ISA the CPU and OS support (x86: CPUID plus XCR0 state; ARM64: the kernel's HWCAP)
+// among the compiled ones.
 Isa detected_isa();
 // ISA used for the next calls: the override if set (set_isa or LPNORM_ISA), else detected.
 Isa active_isa();

@@ -98,7 +98,7 @@ int lpnorm_pool_output_shape(int32_t rank, const int64_t *shape, const lpnorm_po
 /* The message of this thread's last failed call ("" if none). Valid until the next call. */
 const char *lpnorm_last_error(void);
 
-/* "auto", "sse41", "avx2" or "avx512". */
+/* "auto", "sse41", "avx2", "avx512", "neon" or "neon_fp16". */
 int lpnorm_set_isa(const char *isa);
 const char *lpnorm_active_isa(void);
 void lpnorm_set_num_threads(int32_t num_threads);

@@ -1,6 +1,7 @@
 // Rows of the C ABI (lpnorm_c.h): every pointer argument null, every enum code out of range,
 // and the C++ rules as the C ABI reaches them. The runner checks lpnorm_last_error().
 #include "bad_input/table.h"
+#include "test_util.h"
 #include "lpnorm/lpnorm_c.h"
 
 namespace lpnorm::test::bad_input {
@@ -313,7 +314,7 @@ void add_set_isa_rows(std::vector<Row> *rows) {
     }
     rows->push_back({e, "c.isa_name", "isa null", [](Buffers &) { return of_c(lpnorm_set_isa(nullptr)); }, kInvalid,
                      {"isa = (null)"}});
-    for (Isa isa : {Isa::sse41, Isa::avx2, Isa::avx512}) {
+    for (Isa isa : all_isas()) {
         const std::string name = isa_name(isa);
         rows->push_back({e, "settings.isa_cpu", name + " on a CPU without it",
                          [name](Buffers &) { return of_c(lpnorm_set_isa(name.c_str())); }, ErrorCode::unsupported,

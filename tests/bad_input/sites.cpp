@@ -81,7 +81,7 @@ const std::vector<Site> &sites() {
         {"c.reduce_axes_null", "runtime/c_api.cpp", "axes is null but num_axes = ", nullptr},
         {"c.shape_axes_null", "runtime/c_api.cpp", "axes is null but num_axes = ", nullptr},
         {"c.shape_num_axes", "runtime/c_api.cpp", " is negative", nullptr},
-        {"c.isa_name", "runtime/c_api.cpp", " is not one of auto, sse41, avx2, avx512", nullptr},
+        {"c.isa_name", "runtime/c_api.cpp", " is not one of auto, sse41, avx2, avx512, neon, neon_fp16", nullptr},
         // include/lpnorm/onnx.h: to_params (ReduceL1/L2), then the LpPool/GlobalLpPool checks.
         {"onnx.reduce_opset", "include/lpnorm/onnx.h", " is not an ONNX opset (>= 1)", nullptr},
         {"onnx.keepdims", "include/lpnorm/onnx.h", " must be 0 or 1 for ", nullptr},

@@ -21,6 +21,9 @@
 #ifndef LPNORM_CLI_PATH
 #error "LPNORM_CLI_PATH must name the lpnorm executable"
 #endif
+#ifndef LPNORM_CLI_LAUNCHER
+#define LPNORM_CLI_LAUNCHER ""  // a command the CLI runs under (the emulator of a cross build)
+#endif
 
 namespace lpnorm_cli_test {
 
@@ -66,7 +69,8 @@ protected:
     std::string path(const std::string &name) const { return (dir_ / name).string(); }
 
     Result run(const std::vector<std::string> &args) const {
-        std::string cmd = shell_quote(LPNORM_CLI_PATH);
+        const std::string launcher = LPNORM_CLI_LAUNCHER;
+        std::string cmd = (launcher.empty() ? "" : launcher + " ") + shell_quote(LPNORM_CLI_PATH);
         for (const std::string &a : args) cmd += " " + shell_quote(a);
         cmd += " >" + shell_quote(path("stdout.txt")) + " 2>" + shell_quote(path("stderr.txt"));
         const int status = std::system(cmd.c_str());

@@ -1,8 +1,10 @@
 # Installs the built lpnorm into a scratch prefix, then configures, builds and runs
 # examples/consumer against it with find_package(lpnorm).
-# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, GENERATOR.
+# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, GENERATOR; for a cross build TOOLCHAIN_FILE and
+# EMULATOR (a space-separated command the target's executables run under).
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
+separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")
 
 function(run)
     execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
@@ -11,12 +13,16 @@ function(run)
     endif ()
 endfunction()
 
+set(toolchain_args "")
+if (TOOLCHAIN_FILE)
+    set(toolchain_args "-DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN_FILE}")
+endif ()
 run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
 run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}/examples/consumer" -B "${WORK_DIR}/build"
-    -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}")
+    -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}" ${toolchain_args})
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
-run("${WORK_DIR}/build/consumer")
+run(${emulator} "${WORK_DIR}/build/consumer")
 if (NOT EXISTS "${prefix}/bin/lpnorm")
     message(FATAL_ERROR "the lpnorm command-line tool was not installed")
 endif ()
-run("${prefix}/bin/lpnorm" info)
+run(${emulator} "${prefix}/bin/lpnorm" info)

@@ -1,0 +1,29 @@
+# GoogleTest for the test suites. Native builds use the installed package (Debian's
+# libgtest-dev). Cross builds compile GoogleTest's sources, which libgtest-dev also ships in
+# /usr/src/googletest, with the target's compiler.
+if (TARGET GTest::gtest_main)
+    return()
+endif ()
+if (NOT CMAKE_CROSSCOMPILING)
+    find_package(GTest REQUIRED)
+    return()
+endif ()
+
+set(LPNORM_GTEST_SOURCE_DIR /usr/src/googletest CACHE PATH
+    "GoogleTest sources, built for the target in cross builds")
+if (NOT EXISTS "${LPNORM_GTEST_SOURCE_DIR}/CMakeLists.txt")
+    message(FATAL_ERROR "No GoogleTest sources in LPNORM_GTEST_SOURCE_DIR = "
+                        "'${LPNORM_GTEST_SOURCE_DIR}' (Debian: apt-get install libgtest-dev)")
+endif ()
+set(BUILD_GMOCK OFF CACHE BOOL "" FORCE)
+set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+block()
+    # GoogleTest 1.12 asks for CMake 3.5's policies, which CMake 4 warns about at every
+    # configure; its CMakeLists work with 3.10's.
+    set(CMAKE_POLICY_VERSION_MINIMUM 3.10)
+    add_subdirectory("${LPNORM_GTEST_SOURCE_DIR}" "${PROJECT_BINARY_DIR}/googletest"
+                     EXCLUDE_FROM_ALL)
+endblock()
+if (NOT TARGET GTest::gtest_main)
+    add_library(GTest::gtest_main ALIAS gtest_main)
+endif ()
