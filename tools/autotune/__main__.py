@@ -268,9 +268,10 @@ class UnitTuner:
         if verdict and not a.no_reject:
             log(f"{u.name}: nothing written: {verdict}")
             return report, None
-        if "tuned" not in names:
+        if "tuned" not in names and not a.no_reject:
             log(f"{u.name}: nothing written: no candidate beat the hand defaults")
             return report, None
+        verdict = verdict or ("tuned" not in names and "no candidate beat the hand defaults")
         out_file.parent.mkdir(parents=True, exist_ok=True)
         out_file.write_text(report.params_file(best, flow_test=bool(verdict)))
         log(f"{u.name}: wrote {out_file}" + (f" (--no-reject: {verdict})" if verdict else ""))
