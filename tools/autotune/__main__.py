@@ -120,7 +120,7 @@ class UnitTuner:
         return ["--threads", str(self.args.threads), "--samples", str(self.args.samples),
                 "--min-sample-seconds", str(self.args.min_sample_seconds)]
 
-    def measure(self, key, params):
+    def measure(self, key, params, baseline=False):
         """Result of a candidate (cached): {"ok", "times", ...} or {"ok": False, "why"}."""
         result = self.state.get(key)
         if result is not None:
@@ -137,7 +137,7 @@ class UnitTuner:
         if same is not None:  # identical code: no need to time it again
             result = dict(same, same_code=True)
         else:
-            result = self._run(exe)
+            result = self._run(exe, baseline)
             result["object"] = obj
             if result.get("ok"):
                 self.by_object[obj] = result
@@ -146,18 +146,23 @@ class UnitTuner:
         self.build_seconds += time.time() - start
         return result
 
-    def _run(self, exe):
+    def _run(self, exe, baseline=False):
+        """Verifies, then times. A baseline (an autoscheduler) that fails on the small shapes
+        is still timed on the benchmark shapes, with the failure noted."""
+        verify_failed = None
         if self.verify:
-            out = self.runner.run(exe, ["--no-time"] + self.verify)
-            bad = self._failure(out)
-            if bad:
-                return {"ok": False, "why": bad}
+            verify_failed = self._failure(self.runner.run(exe, ["--no-time"] + self.verify))
+            if verify_failed and not baseline:
+                return {"ok": False, "why": verify_failed}
         out = self.runner.run(exe, self.timing_args() + self.cases)
         bad = self._failure(out)
         if bad:
             return {"ok": False, "why": bad}
-        return {"ok": True, "cpu": out["cpu"], "times": [c["seconds"] for c in out["cases"]],
-                "stable": [c["stable"] for c in out["cases"]]}
+        result = {"ok": True, "cpu": out["cpu"], "times": [c["seconds"] for c in out["cases"]],
+                  "stable": [c["stable"] for c in out["cases"]]}
+        if verify_failed:
+            result["verify_failed"] = verify_failed
+        return result
 
     @staticmethod
     def _failure(out):
@@ -222,10 +227,12 @@ class UnitTuner:
             else:
                 params = ["-p", str(plugin), f"autoscheduler={name}",
                           f"autoscheduler.parallelism={self.args.threads}"]
-                found[name] = self.measure(f"autoscheduler={name}", params)
+                found[name] = self.measure(f"autoscheduler={name}", params, baseline=True)
             r = found[name]
             log(f"   {name}: " + (" ".join(fmt_time(t) for t in r["times"]) if r.get("ok")
-                                  else f"n/a ({r['why'][:300]})"))
+                                  else f"n/a ({r['why'][:300]})")
+                + (f"; wrong or failing on small shapes: {r['verify_failed'][:300]}"
+                   if r.get("verify_failed") else ""))
         return found
 
     def exe(self, key, params):

@@ -45,6 +45,12 @@ int lpnorm_tune_kernel(halide_buffer_t *input, int32_t reduce_mask, int32_t p_ki
 
 namespace {
 
+// Halide's errors (a bounds check, an allocation) make the kernel return an error code with
+// this message, instead of aborting the process.
+std::string g_halide_error;
+
+extern "C" void record_error(void *, const char *message) { g_halide_error += message; }
+
 [[noreturn]] void fail(const std::string &message) {
     std::fprintf(stderr, "harness: %s\n", message.c_str());
     std::exit(2);
@@ -250,7 +256,7 @@ std::string run_case(const std::string &text, const Options &opt) {
     fill(in.data);
     auto call = [&](PKind k) {
         if (int err = lpnorm_tune_kernel(&in.buf, c.mask, k.kind, k.p, &out.buf)) {
-            fail("kernel returned " + std::to_string(err) + " on " + text);
+            fail("kernel returned " + std::to_string(err) + " on " + text + ": " + g_halide_error);
         }
     };
     double worst = 0;
@@ -373,7 +379,7 @@ std::string run_case(const std::string &text, const Options &opt) {
                                          c.s[0], c.s[1], c.s[2], c.dil[0], c.dil[1], c.dil[2],
                                          c.pad[0], c.pad[1], c.pad[2], c.pad[0], c.pad[1],
                                          c.pad[2], &out.buf)) {
-            fail("kernel returned " + std::to_string(err) + " on " + text);
+            fail("kernel returned " + std::to_string(err) + " on " + text + ": " + g_halide_error);
         }
     };
     double worst = 0;
@@ -450,6 +456,7 @@ int main(int argc, char **argv) {
     }
     opt.max_samples = std::max(opt.max_samples, std::max(opt.samples, 3));
     halide_set_num_threads(opt.threads);
+    halide_set_error_handler(record_error);
     std::printf("{\"cpu\": \"%s\", \"threads\": %d, \"cases\": [", cpu_model().c_str(),
                 opt.threads);
     for (size_t i = 0; i < cases.size(); i++) {

@@ -3,6 +3,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shlex
 import subprocess
 from pathlib import Path
@@ -36,11 +37,25 @@ class BuildError(Exception):
     pass
 
 
+# Limits of one build step: an autoscheduler can take very long, or tens of GiB, on some
+# pipelines (Adams2019 on the 2-D pooling grew past 11 GiB); it then fails as that baseline.
+BUILD_SECONDS = 900
+BUILD_BYTES = 6 << 30
+
+
+def _limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (BUILD_BYTES, BUILD_BYTES))
+
+
 def _run(cmd, cwd=None):
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=BUILD_SECONDS,
+                           preexec_fn=_limit_memory)
+    except subprocess.TimeoutExpired:
+        raise BuildError(f"{shlex.join(map(str, cmd))} took more than {BUILD_SECONDS} s")
     if p.returncode != 0:
-        raise BuildError(f"{shlex.join(map(str, cmd))} exited with {p.returncode}:\n"
-                         f"{(p.stderr or p.stdout)[-2000:]}")
+        raise BuildError(f"{(p.stderr or p.stdout).strip()[-2000:]} (exit status "
+                         f"{p.returncode} of: {shlex.join(map(str, cmd))})")
     return p.stdout
 
 
@@ -57,8 +72,10 @@ class Builder:
         if not self.runtime.exists():
             _run([self.generator, "-r", "lpnorm_tune_runtime", "-o", self.work, "-e", "object",
                   f"target={platform}"])
-        self.harness = self.work / f"harness_{unit.harness}.o"
-        self.probe = self.work / "probe.o"
+        # Named by their sources' hashes, so that an edited harness is rebuilt.
+        tag = sha256(HERE / "harness.cpp")[:12] + sha256(ROOT / "bench" / "probe.cpp")[:12]
+        self.harness = self.work / f"harness_{unit.harness}_{tag}.o"
+        self.probe = self.work / f"probe_{tag}.o"
         flags = ["-O2", "-std=c++17", f"-I{halide_include}", f"-I{ROOT / 'generators'}",
                  f"-I{ROOT / 'bench'}"]
         if not self.harness.exists():

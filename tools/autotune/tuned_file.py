@@ -62,6 +62,9 @@ class Report:
         for n, r in self.baselines.items():
             if not r.get("ok"):
                 lines.append(f"\n{n}: n/a ({r['why'].splitlines()[0][:200]})")
+            elif r.get("verify_failed"):
+                lines.append(f"\n{n}: timed, but wrong or failing on small shapes "
+                             f"({r['verify_failed'].splitlines()[0][:200]})")
         lines.append("")
         for n, key in self.names.items():
             lines.append(f"- {n}: {key}")
@@ -88,6 +91,8 @@ class Report:
         lines.append(f"#   streaming-read probe: {' '.join(_fmt(t) for t in self.probe)}")
         for n, r in self.baselines.items():
             what = " ".join(_fmt(t) for t in r["times"]) if r.get("ok") else "n/a"
+            if r.get("verify_failed"):
+                what += " (fails on small shapes)"
             lines.append(f"#   {n}: {what}")
         lines += [f"{k}={best[k]}" for k in best]
         return "\n".join(lines) + "\n"
