@@ -14,8 +14,9 @@ set(LPNORM_DTYPES
     float32 float16 bfloat16 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64
     CACHE STRING "Element types to build kernels for")
 set(LPNORM_REDUCE_PATTERNS all inner outer middle general)
-# Extra generator parameters for every reduction kernel, e.g. "tile=2048;task_elements=262144"
-# (the knobs of schedules/reduce_schedule.h). Empty: the hand-picked defaults.
+# Extra generator parameters for every reduction kernel, e.g. "streams=2;task_elements=262144"
+# (the knobs of schedules/reduce_knobs.def). Empty: the tuned files below, else the hand-picked
+# defaults.
 set(LPNORM_REDUCE_KNOBS "" CACHE STRING "Schedule knob overrides for reduction kernels")
 set(LPNORM_REDUCERS sum extreme)
 # Partial reductions (accumulator output) for splitting tensors beyond 32-bit indexing: `all`
@@ -25,6 +26,47 @@ set(LPNORM_PARTIAL_PATTERNS all general)
 set(LPNORM_POOL_SPATIAL_RANKS 1 2 3)
 set(LPNORM_POOL_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_POOL_KNOBS "" CACHE STRING "Schedule knob overrides for pooling kernels")
+
+# Tuned knobs: schedules/tuned/<unit>.<isa>.params (unit: reduce_<pattern> or pool_<k>d),
+# written by tools/autotune: `#` comment lines (provenance) and one knob=value per line. A
+# missing file means the hand defaults; a knob also given in LPNORM_REDUCE_KNOBS or
+# LPNORM_POOL_KNOBS takes that value instead.
+option(LPNORM_USE_TUNED "Build kernels with the tuned knobs of schedules/tuned/" ON)
+set(LPNORM_TUNED_DIR "${PROJECT_SOURCE_DIR}/schedules/tuned")
+# Adding or removing a tuned file re-configures (the glob is re-checked at build time), and so
+# does editing one.
+file(GLOB LPNORM_TUNED_FILES CONFIGURE_DEPENDS "${LPNORM_TUNED_DIR}/*.params")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${LPNORM_TUNED_FILES})
+
+# _lpnorm_tuned_knobs(<out-var> <unit> <isa> <overrides>): the generator params for kernels of
+# <unit> on <isa>: the tuned file's knobs whose names <overrides> (a list of knob=value) does
+# not set, then <overrides>.
+function(_lpnorm_tuned_knobs out_var unit isa overrides)
+    set(file "${LPNORM_TUNED_DIR}/${unit}.${isa}.params")
+    set(params "")
+    if (LPNORM_USE_TUNED AND EXISTS "${file}")
+        set(overridden "")
+        foreach (item IN LISTS overrides)
+            string(REGEX REPLACE "=.*" "" key "${item}")
+            list(APPEND overridden "${key}")
+        endforeach ()
+        file(STRINGS "${file}" lines)
+        foreach (line IN LISTS lines)
+            string(STRIP "${line}" line)
+            if (line STREQUAL "" OR line MATCHES "^#")
+                continue()
+            endif ()
+            if (NOT line MATCHES "^([a-z_0-9]+)=(-?[0-9]+)$")
+                message(FATAL_ERROR "${file}: expected knob=integer, got '${line}'")
+            endif ()
+            if (NOT CMAKE_MATCH_1 IN_LIST overridden)
+                list(APPEND params "${line}")
+            endif ()
+        endforeach ()
+    endif ()
+    list(APPEND params ${overrides})
+    set(${out_var} "${params}" PARENT_SCOPE)
+endfunction()
 
 # The generator executable: built here, or imported from a host build when cross-compiling
 # (generators/CMakeLists.txt).
@@ -81,9 +123,9 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
                         continue()
                     endif ()
                     set(name "lpnorm_reduce_${pattern}_${reducer}_${dtype}_${isa}")
+                    _lpnorm_tuned_knobs(knobs "reduce_${pattern}" "${isa}" "${LPNORM_REDUCE_KNOBS}")
                     _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
-                                            "reduce_${pattern}" "reducer=${reducer}"
-                                            ${LPNORM_REDUCE_KNOBS})
+                                            "reduce_${pattern}" "reducer=${reducer}" ${knobs})
                     list(APPEND objects "${object}")
                     string(APPEND table
                            "LPNORM_REDUCE_KERNEL(${pattern}, ${reducer}, ${dtype}, ${isa}, ${name})\n")
@@ -102,9 +144,10 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
                     endif ()
                     _lpnorm_partial_type(acc_type "${reducer}" "${dtype}")
                     set(name "lpnorm_reduce_partial_${pattern}_${reducer}_${dtype}_${isa}")
+                    _lpnorm_tuned_knobs(knobs "reduce_${pattern}" "${isa}" "${LPNORM_REDUCE_KNOBS}")
                     _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${acc_type}"
                                             "reduce_${pattern}" "reducer=${reducer}" "partial=true"
-                                            ${LPNORM_REDUCE_KNOBS})
+                                            ${knobs})
                     list(APPEND objects "${object}")
                     string(APPEND table "LPNORM_REDUCE_PARTIAL_KERNEL(${pattern}, ${reducer}, "
                                         "${dtype}, ${isa}, ${name})\n")
@@ -145,8 +188,9 @@ function(lpnorm_add_pool_kernels objects_var table_var)
                     continue()
                 endif ()
                 set(name "lpnorm_pool_${spatial}d_${dtype}_${isa}")
+                _lpnorm_tuned_knobs(knobs "pool_${spatial}d" "${isa}" "${LPNORM_POOL_KNOBS}")
                 _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
-                                        "spatial=${spatial}" ${LPNORM_POOL_KNOBS})
+                                        "spatial=${spatial}" ${knobs})
                 list(APPEND objects "${object}")
                 string(APPEND table "LPNORM_POOL_KERNEL(${spatial}, ${dtype}, ${isa}, ${name})\n")
             endforeach ()

@@ -14,12 +14,11 @@ using namespace Halide;
 class Pool : public Generator<Pool> {
 public:
     GeneratorParam<int> spatial{"spatial", 2, 1, abi::kMaxPoolSpatial};
-    // Schedule knobs (see schedules/pool_schedule.h for their meaning).
-    GeneratorParam<int> vector_multiple{"vector_multiple", sched::PoolKnobs{}.vector_multiple};
-    GeneratorParam<int> parallel_min_elements{"parallel_min_elements",
-                                              sched::PoolKnobs{}.parallel_min_elements};
-    GeneratorParam<int> min_planes{"min_planes", sched::PoolKnobs{}.min_planes};
-    GeneratorParam<int> strip_rows{"strip_rows", sched::PoolKnobs{}.strip_rows};
+    // Schedule knobs, with their ranges (schedules/pool_knobs.def).
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) \
+    GeneratorParam<int> name{#name, default_value, min, max};
+#include "pool_knobs.def"
+#undef LPNORM_KNOB
 
     // (s0, ..., s{spatial-1}, c, n), innermost first; the element type is set on the command
     // line (input.type=float32), the dimension count in configure().
@@ -58,14 +57,17 @@ public:
         in(_) = input(_);
         stages_ = define_pool(in, spatial, window, output.type(), p_kind, p, signed_pow, rescale);
         output = stages_.out;
+        set_estimates();
     }
 
     void schedule() {
+        if (using_autoscheduler()) {
+            return;  // a baseline for tools/autotune: Halide's autoscheduler plans it all
+        }
         sched::PoolKnobs knobs;
-        knobs.vector_multiple = vector_multiple;
-        knobs.parallel_min_elements = parallel_min_elements;
-        knobs.min_planes = min_planes;
-        knobs.strip_rows = strip_rows;
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) knobs.name = name;
+#include "pool_knobs.def"
+#undef LPNORM_KNOB
         sched::PoolBuffers buffers;
         buffers.input_stride0 = input.dim(0).stride();
         for (int d = 0; d < spatial + 2; d++) {
@@ -76,6 +78,38 @@ public:
     }
 
 private:
+    // Sizes for Halide's autoschedulers: a benchmark case of each rank (bench/README.md), p = 2.
+    //   1-D: k4 s2 on [32, 64, 8192]; 2-D: 3x3 s2 pad 1 on [32, 64, 112, 112];
+    //   3-D: 2x2x2 s2 on [4, 32, 32, 56, 56].
+    void set_estimates() {
+        struct Case {
+            std::vector<int> in;  // innermost first
+            int kernel, stride, pad, out;
+        };
+        static const Case kCases[] = {{{8192, 64, 32}, 4, 2, 0, 4095},
+                                      {{112, 112, 64, 32}, 3, 2, 1, 56},
+                                      {{56, 56, 32, 32, 4}, 2, 2, 0, 28}};
+        const Case &c = kCases[spatial - 1];
+        Region in, out;
+        for (int d = 0; d < spatial + 2; d++) {
+            in.emplace_back(0, c.in[d]);
+            out.emplace_back(0, d < spatial ? c.out : c.in[d]);
+        }
+        input.set_estimates(in);
+        output.set_estimates(out);
+        p_kind.set_estimate(abi::kPool2);
+        p.set_estimate(2.0);
+        signed_pow.set_estimate(0);
+        rescale.set_estimate(0);
+        for (int d = 0; d < abi::kMaxPoolSpatial; d++) {
+            kernel.set_estimate(d, c.kernel);
+            stride.set_estimate(d, c.stride);
+            dilation.set_estimate(d, 1);
+            pad_begin.set_estimate(d, c.pad);
+            pad_end.set_estimate(d, c.pad);
+        }
+    }
+
     PoolStages stages_;
 };
 

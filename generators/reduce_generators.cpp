@@ -23,13 +23,11 @@ public:
     GP<Reducer> reducer{"reducer", Reducer::sum, kReducerNames};
     // Output the accumulator instead of the norm (output.type = partial_output_type()).
     GP<bool> partial{"partial", false};
-    // Schedule knobs (see schedules/reduce_schedule.h for their meaning).
-    GP<int> vector_multiple{"vector_multiple", sched::ReduceKnobs{}.vector_multiple};
-    GP<int> min_tasks{"min_tasks", sched::ReduceKnobs{}.min_tasks};
-    GP<int> parallel_min_elements{"parallel_min_elements",
-                                  sched::ReduceKnobs{}.parallel_min_elements};
-    GP<int> task_elements{"task_elements", sched::ReduceKnobs{}.task_elements};
-    GP<int> streams{"streams", sched::ReduceKnobs{}.streams};
+    // Schedule knobs, with their ranges (schedules/reduce_knobs.def).
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) \
+    GP<int> name{#name, default_value, min, max};
+#include "reduce_knobs.def"
+#undef LPNORM_KNOB
 
     // Element type set on the command line (input.type=float32); dims innermost first.
     GeneratorInput<Buffer<void, InDims>> input{"input"};
@@ -42,15 +40,17 @@ public:
     void generate() {
         stages_ = static_cast<Self *>(this)->define();
         output = stages_.out;
+        set_estimates(Self::kEstimateExtents, Self::kEstimateMask);
     }
 
     void schedule() {
+        if (this->using_autoscheduler()) {
+            return;  // a baseline for tools/autotune: Halide's autoscheduler plans it all
+        }
         sched::ReduceKnobs knobs;
-        knobs.vector_multiple = vector_multiple;
-        knobs.min_tasks = min_tasks;
-        knobs.parallel_min_elements = parallel_min_elements;
-        knobs.task_elements = task_elements;
-        knobs.streams = streams;
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) knobs.name = name;
+#include "reduce_knobs.def"
+#undef LPNORM_KNOB
         sched::ReduceBuffers buffers;
         for (int d = 0; d < InDims; d++) {
             buffers.input_extent.push_back(input.dim(d).extent());
@@ -63,6 +63,26 @@ public:
     }
 
 protected:
+    // Sizes for Halide's autoschedulers (the largest benchmark shape of each pattern, see
+    // bench/README.md), L2: input extents innermost first, and the reduced dims as a mask.
+    void set_estimates(const std::vector<int> &extents, int mask) {
+        Region in, out;
+        for (int d = 0; d < InDims; d++) {
+            const bool reduced = ((mask >> d) & 1) != 0;
+            in.emplace_back(0, extents[d]);
+            if (!reduced) {
+                out.emplace_back(0, extents[d]);
+            } else if (OutDims == InDims) {
+                out.emplace_back(0, 1);  // the general pattern keeps reduced dims as size 1
+            }
+        }
+        input.set_estimates(in);
+        output.set_estimates(out);
+        reduce_mask.set_estimate(mask);
+        p_kind.set_estimate(abi::kL2);
+        p.set_estimate(2.0);
+    }
+
     ReduceStages reduce(const Expr &x, const std::vector<Var> &vars, const RDom &r) {
         return define_reduction(x, vars, r, output.type(), reducer, partial, p_kind, p);
     }
@@ -72,6 +92,10 @@ protected:
 
 class ReduceAll : public ReduceGenerator<ReduceAll, 1, 0, sched::ReducePattern::all> {
 public:
+    // [32, 256, 56, 56], all axes
+    inline static const std::vector<int> kEstimateExtents = {32 * 256 * 56 * 56};
+    static constexpr int kEstimateMask = 1;
+
     ReduceStages define() {
         RDom r(0, input.dim(0).extent(), "r");
         return reduce(input(r), {}, r);
@@ -80,6 +104,10 @@ public:
 
 class ReduceInner : public ReduceGenerator<ReduceInner, 2, 1, sched::ReducePattern::inner> {
 public:
+    // [32, 256, 56, 56] axes {2, 3}
+    inline static const std::vector<int> kEstimateExtents = {56 * 56, 32 * 256};
+    static constexpr int kEstimateMask = 1;
+
     ReduceStages define() {
         Var k("k");
         RDom r(0, input.dim(0).extent(), "r");
@@ -89,6 +117,10 @@ public:
 
 class ReduceOuter : public ReduceGenerator<ReduceOuter, 2, 1, sched::ReducePattern::outer> {
 public:
+    // [8192, 8192] axis 0
+    inline static const std::vector<int> kEstimateExtents = {8192, 8192};
+    static constexpr int kEstimateMask = 2;
+
     ReduceStages define() {
         Var k("k");
         RDom r(0, input.dim(1).extent(), "r");
@@ -98,6 +130,10 @@ public:
 
 class ReduceMiddle : public ReduceGenerator<ReduceMiddle, 3, 2, sched::ReducePattern::middle> {
 public:
+    // [32, 256, 56, 56] axis 1
+    inline static const std::vector<int> kEstimateExtents = {56 * 56, 256, 32};
+    static constexpr int kEstimateMask = 2;
+
     ReduceStages define() {
         Var k0("k0"), k1("k1");
         RDom r(0, input.dim(1).extent(), "r");
@@ -110,6 +146,10 @@ public:
 class ReduceGeneral : public ReduceGenerator<ReduceGeneral, abi::kGeneralRank,
                                              abi::kGeneralRank, sched::ReducePattern::general> {
 public:
+    // [32, 256, 56, 56] axes {0, 2}
+    inline static const std::vector<int> kEstimateExtents = {56, 56, 256, 32, 1, 1, 1, 1};
+    static constexpr int kEstimateMask = 0b1010;
+
     ReduceStages define() {
         input.dim(0).set_stride(Expr());
         std::vector<Var> vars;

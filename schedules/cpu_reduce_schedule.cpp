@@ -193,10 +193,12 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
         // is applied inside the vector branch as well as to the scalar one.
         Stage vector = kind.specialize(kept >= lanes_n);
         vector.vectorize(k0, lanes_n, TailStrategy::GuardWithIf);
-        // Four rows per pass over the accumulator row, so its float64 loads and stores are
-        // paid once per four input vectors: [8192, 8192] axis 0 went from 11.5 GB/s (one row
-        // per pass) to 14.1 (two) and 16.8 (four), 2 threads, against a 15.2 GB/s probe.
-        vector.split(row_r, row_group, row_in_group, 4, TailStrategy::GuardWithIf)
+        // Several rows per pass over the accumulator row (knob rows_per_pass, 4 by hand), so
+        // its float64 loads and stores are paid once per that many input vectors: [8192, 8192]
+        // axis 0 went from 11.5 GB/s (one row per pass) to 14.1 (two) and 16.8 (four), 2
+        // threads, against a 15.2 GB/s probe.
+        vector.split(row_r, row_group, row_in_group, std::max(1, knobs.rows_per_pass),
+                     TailStrategy::GuardWithIf)
             .reorder(row_in_group, k0, row_group)
             .unroll(row_in_group);
         vector.specialize(parallel).parallel(task);

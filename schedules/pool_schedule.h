@@ -9,19 +9,13 @@
 
 namespace lpnorm::sched {
 
-// Tunable choices, with the hand-picked defaults. Each is a GeneratorParam of the pooling
-// generator, so a build (or a tuner) can override it per variant.
+// Tunable choices, with the hand-picked defaults, from pool_knobs.def. Each is a
+// GeneratorParam of the pooling generator, so a build (or a tuner) can override it per
+// variant; schedules/tuned/ holds the tuned values the build passes.
 struct PoolKnobs {
-    // Vector width as a multiple of the target's natural width for the compute type.
-    int vector_multiple = 1;
-    // Below this many output elements a kernel runs on the calling thread only.
-    int parallel_min_elements = 1 << 14;
-    // With at least this many (n, c) planes, each task is a whole plane.
-    int min_planes = 16;
-    // Otherwise, output rows (of the outermost spatial dim) per parallel task; the
-    // intermediate window sums slide down a strip, so each input row is read about once per
-    // strip.
-    int strip_rows = 8;
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) int name = default_value;
+#include "pool_knobs.def"
+#undef LPNORM_KNOB
 };
 
 struct PoolBuffers {

@@ -11,22 +11,13 @@ namespace lpnorm::sched {
 
 enum class ReducePattern { all, inner, outer, middle, general };
 
-// Tunable choices, with the hand-picked defaults. Each is a GeneratorParam of every
-// reduction generator, so a build (or a tuner) can override it per variant.
+// Tunable choices, with the hand-picked defaults, from reduce_knobs.def. Each is a
+// GeneratorParam of every reduction generator, so a build (or a tuner) can override it per
+// variant; schedules/tuned/ holds the tuned values the build passes.
 struct ReduceKnobs {
-    // Vector width as a multiple of the target's natural width for the input type: more
-    // independent accumulators hide the add latency.
-    int vector_multiple = 2;
-    // Below this many input elements a kernel runs on the calling thread only.
-    int parallel_min_elements = 1 << 18;
-    // Input elements per parallel task.
-    int task_elements = 1 << 16;
-    // Parallel tasks a strided reduction aims for (its rows are cut into chunks until the
-    // kept dims and the chunks give this many).
-    int min_tasks = 16;
-    // Contiguous streams a contiguous reduction (all, inner) reads at once, each with its own
-    // accumulators: one stream per core leaves DRAM bandwidth unused.
-    int streams = 4;
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) int name = default_value;
+#include "reduce_knobs.def"
+#undef LPNORM_KNOB
 };
 
 // Extents of the pipeline's buffers, innermost first.

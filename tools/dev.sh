@@ -9,6 +9,9 @@
 #   tools/dev.sh android   build the Android arm64 kernels archive and headers (no NDK needed;
 #                          with ANDROID_NDK set, the whole library) and check the archive
 #   tools/dev.sh bench     build with benchmarks, then run them (bench/run_benchmarks.sh)
+#   tools/dev.sh tune [ARGS]  build the generator, then tune every unit for AVX2 with the
+#                          autoschedulers as baselines (tools/autotune; ARGS replace the default
+#                          "all --isa avx2 --autoschedulers")
 #   tools/dev.sh setup     only install what is missing
 # Environment: LPNORM_BUILD_DIR (default build), LPNORM_SANITIZE_BUILD_DIR (default
 # build-sanitize), LPNORM_ARM_BUILD_DIR (default build-aarch64), LPNORM_ANDROID_BUILD_DIR
@@ -17,6 +20,7 @@
 set -euo pipefail
 
 job="${1:-test}"
+shift || true
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${LPNORM_BUILD_DIR:-$root/build}"
 sanitize_dir="${LPNORM_SANITIZE_BUILD_DIR:-$root/build-sanitize}"
@@ -195,8 +199,15 @@ bench)
     build
     "$root/bench/run_benchmarks.sh" -b "$build_dir/bench/lpnorm_bench"
     ;;
+tune)
+    setup
+    build_generator
+    [ "$#" -gt 0 ] || set -- all --isa avx2 --autoschedulers
+    "$venv/bin/python" "$root/tools/autotune" "$@" --build-dir "$build_dir" \
+        --work-dir "$root/build-autotune"
+    ;;
 *)
-    echo "usage: tools/dev.sh demo|test|sanitize|arm|android|bench|setup" >&2
+    echo "usage: tools/dev.sh demo|test|sanitize|arm|android|bench|tune|setup" >&2
     exit 2
     ;;
 esac

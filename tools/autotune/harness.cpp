@@ -1,0 +1,468 @@
+// The measuring side of tools/autotune: one executable per candidate schedule, linked with the
+// candidate's kernel (always named lpnorm_tune_kernel), the Halide runtime and the bandwidth
+// probe of bench/. For each case it checks the kernel against a plain double-precision loop,
+// then times it, and prints one JSON object on stdout. It runs on the target machine (natively,
+// under an emulator or through a user's runner), so it uses the C++ standard library only.
+//
+//   harness [--threads N] [--min-sample-seconds S] [--samples N] [--max-samples N]
+//           [--no-time] [--probe] CASE...
+//
+// Reductions (built without LPNORM_TUNE_POOL), CASE = "E0xE1x...@MASK": input extents innermost
+// first (the generator's dims) and the reduced dims as a bit mask (bit d: dim d is reduced).
+// Pooling (LPNORM_TUNE_POOL), CASE = "W[xH[xD]]xCxN/kK../sS../pP../dD..": input extents
+// innermost first, then per spatial dim (innermost first) the window, stride, pad (begin and
+// end) and dilation; s, p and d may be left out (1, 0, 1).
+//
+// Every kind of p is checked on cases of at most 2^20 input elements; larger cases check p = 2
+// only (the timed kind), whose reference is cheap.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "HalideRuntime.h"
+#include "bench_common.h"
+#include "kernel_abi.h"
+
+extern "C" {
+#ifdef LPNORM_TUNE_POOL
+int lpnorm_tune_kernel(halide_buffer_t *input, int32_t p_kind, double p, int32_t signed_pow,
+                       int32_t rescale, int32_t k0, int32_t k1, int32_t k2, int32_t s0,
+                       int32_t s1, int32_t s2, int32_t d0, int32_t d1, int32_t d2, int32_t pb0,
+                       int32_t pb1, int32_t pb2, int32_t pe0, int32_t pe1, int32_t pe2,
+                       halide_buffer_t *output);
+#else
+int lpnorm_tune_kernel(halide_buffer_t *input, int32_t reduce_mask, int32_t p_kind, double p,
+                       halide_buffer_t *output);
+#endif
+}
+
+namespace {
+
+// Halide's errors (a bounds check, an allocation) make the kernel return an error code with
+// this message, instead of aborting the process.
+std::string g_halide_error;
+
+extern "C" void record_error(void *, const char *message) { g_halide_error += message; }
+
+[[noreturn]] void fail(const std::string &message) {
+    std::fprintf(stderr, "harness: %s\n", message.c_str());
+    std::exit(2);
+}
+
+std::vector<int64_t> parse_ints(const std::string &text, char sep) {
+    std::vector<int64_t> values;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(sep, start);
+        if (end == std::string::npos) end = text.size();
+        std::string item = text.substr(start, end - start);
+        char *rest = nullptr;
+        long long v = std::strtoll(item.c_str(), &rest, 10);
+        if (item.empty() || *rest != '\0') fail("bad number '" + item + "' in '" + text + "'");
+        values.push_back(v);
+        start = end + 1;
+    }
+    return values;
+}
+
+// A dense float32 tensor as a Halide buffer, innermost dim first.
+struct Tensor {
+    std::vector<float> data;
+    std::vector<halide_dimension_t> dims;
+    halide_buffer_t buf{};
+
+    explicit Tensor(const std::vector<int64_t> &extents) {
+        int64_t n = 1;
+        for (int64_t e : extents) {
+            dims.push_back({0, static_cast<int32_t>(e), static_cast<int32_t>(n), 0});
+            n *= e;
+        }
+        data.assign(static_cast<size_t>(n), 0.0f);
+        buf.host = reinterpret_cast<uint8_t *>(data.data());
+        buf.type = halide_type_t(halide_type_float, 32);
+        buf.dimensions = static_cast<int32_t>(dims.size());
+        buf.dim = dims.data();
+    }
+    Tensor(const Tensor &) = delete;
+};
+
+// Deterministic values in [-1, 1), a few exactly zero (the count kind sees both).
+void fill(std::vector<float> &v) {
+    uint32_t state = 12345;
+    for (float &x : v) {
+        state = state * 1664525u + 1013904223u;
+        x = static_cast<float>(static_cast<int32_t>(state >> 8) - (1 << 23)) / (1 << 23);
+        if ((state >> 4) % 61 == 0) x = 0.0f;
+    }
+}
+
+struct PKind {
+    int kind;
+    double p;
+};
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+double seconds_now() {
+    using Clock = std::chrono::steady_clock;
+    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+struct Timing {
+    double seconds = 0;  // mean of the fastest 3 samples (noise only ever slows a run down)
+    double median = 0;
+    double spread = 0;  // (slowest - fastest) / fastest of those 3
+    int samples = 0;
+    bool stable = false;  // spread within the noise guard
+};
+
+// Samples of at least `min_sample` seconds each (several calls), until the fastest 3 agree
+// within 2% or `max_samples` are taken.
+template <typename Call>
+Timing time_calls(Call call, double min_sample, int samples, int max_samples) {
+    call();
+    double t0 = seconds_now();
+    call();
+    double once = std::max(seconds_now() - t0, 1e-7);
+    int iters = static_cast<int>(std::clamp(min_sample / once, 1.0, 1e6));
+    std::vector<double> times;
+    Timing t;
+    while (static_cast<int>(times.size()) < max_samples) {
+        double start = seconds_now();
+        for (int i = 0; i < iters; i++) call();
+        times.push_back((seconds_now() - start) / iters);
+        if (static_cast<int>(times.size()) < std::max(samples, 3)) continue;
+        std::vector<double> sorted = times;
+        std::sort(sorted.begin(), sorted.end());
+        t.spread = (sorted[2] - sorted[0]) / sorted[0];
+        t.stable = t.spread <= 0.02;
+        if (t.stable) break;
+    }
+    std::sort(times.begin(), times.end());
+    t.seconds = (times[0] + times[1] + times[2]) / 3;
+    t.median = times[times.size() / 2];
+    t.samples = static_cast<int>(times.size());
+    return t;
+}
+
+struct Options {
+    int threads = 2;
+    double min_sample = 0.02;
+    int samples = 5, max_samples = 15;
+    bool time = true, probe = false;
+};
+
+// Checks `got` against `want` with a relative tolerance; returns the worst relative error
+// (infinity when a value is off by more than `tolerance` or is NaN where it must not be).
+double compare(const std::vector<double> &want, const float *got, double tolerance,
+               std::string *where) {
+    double worst = 0;
+    for (size_t i = 0; i < want.size(); i++) {
+        double err = std::fabs(got[i] - want[i]) / std::max(std::fabs(want[i]), 1e-30);
+        if (std::isnan(got[i]) != std::isnan(want[i])) err = INFINITY;
+        if (err > worst) {
+            worst = err;
+            if (err > tolerance) {
+                *where = "element " + std::to_string(i) + ": got " + std::to_string(got[i]) +
+                         ", want " + std::to_string(want[i]);
+                return INFINITY;
+            }
+        }
+    }
+    return worst;
+}
+
+double term(int kind, double p, double x) {
+    double a = std::fabs(x);
+    switch (kind) {
+    case 0: return a;
+    case 1: return x * x;
+    case 2: return a * a * a;
+    case 3: return std::pow(a, p);
+    default: return x != 0 ? 1 : 0;
+    }
+}
+
+double root(int kind, double p, double s) {
+    switch (kind) {
+    case 1: return std::sqrt(s);
+    case 2: return std::cbrt(s);
+    case 3: return std::pow(s, 1 / p);
+    default: return s;
+    }
+}
+
+#ifndef LPNORM_TUNE_POOL
+// ---- Reductions -----------------------------------------------------------------------------
+
+const PKind kKinds[] = {{0, 1}, {1, 2}, {2, 3}, {3, 2.5}, {4, 0}};
+const PKind kTimed = {1, 2};
+
+struct Case {
+    std::vector<int64_t> in_extents, out_extents;
+    int mask = 0;
+};
+
+Case parse_case(const std::string &text) {
+    size_t at = text.find('@');
+    if (at == std::string::npos) fail("reduction case '" + text + "' has no @MASK");
+    Case c;
+    c.in_extents = parse_ints(text.substr(0, at), 'x');
+    c.mask = static_cast<int>(parse_ints(text.substr(at + 1), ',')[0]);
+    const bool general = c.in_extents.size() == lpnorm::abi::kGeneralRank;
+    for (size_t d = 0; d < c.in_extents.size(); d++) {
+        bool reduced = (c.mask >> d) & 1;
+        if (!reduced) c.out_extents.push_back(c.in_extents[d]);
+        else if (general) c.out_extents.push_back(1);
+    }
+    return c;
+}
+
+std::vector<double> reference(const Case &c, const std::vector<float> &x, PKind k) {
+    int64_t out_n = 1;
+    for (int64_t e : c.out_extents) out_n *= e;
+    std::vector<double> acc(static_cast<size_t>(out_n), 0.0);
+    // Output index of each input element: its coordinates in the kept dims, densely.
+    std::vector<int64_t> coord(c.in_extents.size(), 0);
+    for (size_t i = 0; i < x.size(); i++) {
+        int64_t o = 0, stride = 1;
+        for (size_t d = 0; d < coord.size(); d++) {
+            if (!((c.mask >> d) & 1)) {
+                o += coord[d] * stride;
+                stride *= c.in_extents[d];
+            }
+        }
+        acc[o] += term(k.kind, k.p, x[i]);
+        for (size_t d = 0; d < coord.size() && ++coord[d] == c.in_extents[d]; d++) coord[d] = 0;
+    }
+    for (double &v : acc) v = root(k.kind, k.p, v);
+    return acc;
+}
+
+std::string run_case(const std::string &text, const Options &opt) {
+    Case c = parse_case(text);
+    Tensor in(c.in_extents), out(c.out_extents);
+    fill(in.data);
+    auto call = [&](PKind k) {
+        if (int err = lpnorm_tune_kernel(&in.buf, c.mask, k.kind, k.p, &out.buf)) {
+            fail("kernel returned " + std::to_string(err) + " on " + text + ": " + g_halide_error);
+        }
+    };
+    double worst = 0;
+    const bool small = in.data.size() <= (1u << 20);
+    for (PKind k : kKinds) {
+        if (!small && k.kind != kTimed.kind) continue;
+        call(k);
+        std::string where;
+        double err = compare(reference(c, in.data, k), out.data.data(), 2e-6, &where);
+        if (std::isinf(err)) {
+            return "{\"case\": \"" + text + "\", \"ok\": false, \"why\": \"p = " +
+                   std::to_string(k.p) + ", " + where + "\"}";
+        }
+        worst = std::max(worst, err);
+    }
+    std::string json = "{\"case\": \"" + text + "\", \"ok\": true, \"max_rel_err\": " +
+                       number(worst);
+    if (opt.time) {
+        Timing t = time_calls([&] { call(kTimed); }, opt.min_sample, opt.samples,
+                              opt.max_samples);
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      ", \"seconds\": %.9g, \"median\": %.9g, \"spread\": %.4f, \"samples\": %d, "
+                      "\"stable\": %s",
+                      t.seconds, t.median, t.spread, t.samples, t.stable ? "true" : "false");
+        json += buf;
+    }
+    if (opt.probe) {
+        size_t bytes = in.data.size() * sizeof(float);
+        auto r = lpnorm_bench::probe_bandwidth(in.data.data(), bytes, opt.threads);
+        json += ", \"probe_seconds\": " + number(bytes / r.bytes_per_second);
+    }
+    return json + "}";
+}
+
+#else
+// ---- Pooling --------------------------------------------------------------------------------
+
+const PKind kKinds[] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 2.5}};
+const PKind kTimed = {1, 2};
+
+struct Case {
+    std::vector<int64_t> in_extents, out_extents;
+    int spatial = 0;
+    int32_t k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, dil[3] = {1, 1, 1};
+};
+
+Case parse_case(const std::string &text) {
+    Case c;
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = std::min(text.find('/', start), text.size());
+        parts.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    c.in_extents = parse_ints(parts[0], 'x');
+    c.spatial = static_cast<int>(c.in_extents.size()) - 2;
+    if (c.spatial < 1 || c.spatial > 3) fail("pooling case '" + text + "' needs 3 to 5 dims");
+    for (size_t i = 1; i < parts.size(); i++) {
+        if (parts[i].empty()) fail("empty field in '" + text + "'");
+        std::vector<int64_t> v = parse_ints(parts[i].substr(1), 'x');
+        if (static_cast<int>(v.size()) != c.spatial) fail("'" + parts[i] + "': one per spatial dim");
+        int32_t *field = parts[i][0] == 'k' ? c.k : parts[i][0] == 's' ? c.s
+                         : parts[i][0] == 'p' ? c.pad : parts[i][0] == 'd' ? c.dil : nullptr;
+        if (!field) fail("unknown field '" + parts[i] + "'");
+        for (int d = 0; d < c.spatial; d++) field[d] = static_cast<int32_t>(v[d]);
+    }
+    for (int d = 0; d < c.spatial + 2; d++) {
+        int64_t e = c.in_extents[d];
+        if (d < c.spatial) e = (e + 2 * c.pad[d] - ((c.k[d] - 1) * c.dil[d] + 1)) / c.s[d] + 1;
+        c.out_extents.push_back(e);
+    }
+    return c;
+}
+
+// |x|^p summed over each window's in-bounds taps (float32 kernels sum in float32, so the
+// tolerance allows for that), then the root.
+std::vector<double> reference(const Case &c, const std::vector<float> &x, PKind k) {
+    int64_t out_n = 1;
+    for (int64_t e : c.out_extents) out_n *= e;
+    std::vector<double> y(static_cast<size_t>(out_n));
+    std::vector<int64_t> o(c.spatial + 2, 0);
+    for (int64_t i = 0; i < out_n; i++) {
+        int64_t rest = i;
+        for (int d = 0; d < c.spatial + 2; d++) {
+            o[d] = rest % c.out_extents[d];
+            rest /= c.out_extents[d];
+        }
+        int64_t plane = o[c.spatial] + c.in_extents[c.spatial] * o[c.spatial + 1];
+        double sum = 0;
+        int taps[3] = {c.k[0], c.spatial > 1 ? c.k[1] : 1, c.spatial > 2 ? c.k[2] : 1};
+        for (int t2 = 0; t2 < taps[2]; t2++)
+            for (int t1 = 0; t1 < taps[1]; t1++)
+                for (int t0 = 0; t0 < taps[0]; t0++) {
+                    int t[3] = {t0, t1, t2};
+                    int64_t offset = 0, step = 1;
+                    bool inside = true;
+                    for (int d = 0; d < c.spatial; d++) {
+                        int64_t at = o[d] * c.s[d] - c.pad[d] + t[d] * c.dil[d];
+                        inside = inside && at >= 0 && at < c.in_extents[d];
+                        offset += at * step;
+                        step *= c.in_extents[d];
+                    }
+                    if (!inside) continue;
+                    double v = std::fabs(x[static_cast<size_t>(offset + plane * step)]);
+                    sum += k.kind == 5 ? std::pow(v, k.p) : std::pow(v, static_cast<int>(k.p));
+                }
+        y[i] = k.p == 1 ? sum : std::pow(sum, 1 / k.p);
+    }
+    return y;
+}
+
+std::string run_case(const std::string &text, const Options &opt) {
+    Case c = parse_case(text);
+    Tensor in(c.in_extents), out(c.out_extents);
+    fill(in.data);
+    auto call = [&](PKind k) {
+        if (int err = lpnorm_tune_kernel(&in.buf, k.kind, k.p, 0, 0, c.k[0], c.k[1], c.k[2],
+                                         c.s[0], c.s[1], c.s[2], c.dil[0], c.dil[1], c.dil[2],
+                                         c.pad[0], c.pad[1], c.pad[2], c.pad[0], c.pad[1],
+                                         c.pad[2], &out.buf)) {
+            fail("kernel returned " + std::to_string(err) + " on " + text + ": " + g_halide_error);
+        }
+    };
+    double worst = 0;
+    const bool small = in.data.size() <= (1u << 20);
+    for (PKind k : kKinds) {
+        if (!small && k.kind != kTimed.kind) continue;
+        call(k);
+        std::string where;
+        double err = compare(reference(c, in.data, k), out.data.data(), 2e-5, &where);
+        if (std::isinf(err)) {
+            return "{\"case\": \"" + text + "\", \"ok\": false, \"why\": \"p = " +
+                   std::to_string(k.p) + ", " + where + "\"}";
+        }
+        worst = std::max(worst, err);
+    }
+    std::string json = "{\"case\": \"" + text + "\", \"ok\": true, \"max_rel_err\": " +
+                       number(worst);
+    if (opt.time) {
+        Timing t = time_calls([&] { call(kTimed); }, opt.min_sample, opt.samples,
+                              opt.max_samples);
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      ", \"seconds\": %.9g, \"median\": %.9g, \"spread\": %.4f, \"samples\": %d, "
+                      "\"stable\": %s",
+                      t.seconds, t.median, t.spread, t.samples, t.stable ? "true" : "false");
+        json += buf;
+    }
+    if (opt.probe) {
+        size_t bytes = in.data.size() * sizeof(float);
+        auto r = lpnorm_bench::probe_bandwidth(in.data.data(), bytes, opt.threads);
+        json += ", \"probe_seconds\": " + number(bytes / r.bytes_per_second);
+    }
+    return json + "}";
+}
+#endif
+
+// What the tuned file's provenance header names as the machine.
+std::string cpu_model() {
+    std::ifstream info("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(info, line)) {
+        for (const char *key : {"model name", "Hardware", "Model"}) {
+            if (line.rfind(key, 0) == 0 && line.find(':') != std::string::npos) {
+                std::string v = line.substr(line.find(':') + 1);
+                v.erase(0, v.find_first_not_of(" \t"));
+                std::string clean;
+                for (char ch : v) clean += ch == '"' || ch == '\\' ? ' ' : ch;
+                return clean;
+            }
+        }
+    }
+    return "unknown";
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Options opt;
+    std::vector<std::string> cases;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) fail(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--threads") opt.threads = std::atoi(value().c_str());
+        else if (a == "--min-sample-seconds") opt.min_sample = std::atof(value().c_str());
+        else if (a == "--samples") opt.samples = std::atoi(value().c_str());
+        else if (a == "--max-samples") opt.max_samples = std::atoi(value().c_str());
+        else if (a == "--no-time") opt.time = false;
+        else if (a == "--probe") opt.probe = true;
+        else if (a.rfind("--", 0) == 0) fail("unknown flag " + a);
+        else cases.push_back(a);
+    }
+    opt.max_samples = std::max(opt.max_samples, std::max(opt.samples, 3));
+    halide_set_num_threads(opt.threads);
+    halide_set_error_handler(record_error);
+    std::printf("{\"cpu\": \"%s\", \"threads\": %d, \"cases\": [", cpu_model().c_str(),
+                opt.threads);
+    for (size_t i = 0; i < cases.size(); i++) {
+        std::printf("%s%s", i ? ", " : "", run_case(cases[i], opt).c_str());
+        std::fflush(stdout);
+    }
+    std::printf("]}\n");
+    return 0;
+}

@@ -1,0 +1,98 @@
+"""The outcome of tuning one unit: the comparison table, the verdict, and the tuned file."""
+import math
+from dataclasses import dataclass, field
+
+
+def _fmt(seconds):
+    if seconds is None:
+        return "-"
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
+@dataclass
+class Report:
+    unit: str
+    isa: str
+    target: str
+    cpu: str
+    threads: int
+    cases: list
+    names: dict            # "hand" / "tuned" / "runner-up" -> knob key
+    times: dict            # same names -> seconds per case (min over the rounds)
+    probe: list            # streaming-read probe seconds per case
+    baselines: dict = field(default_factory=dict)  # autoscheduler -> result
+    tried: int = 0
+    failed: int = 0
+    budget: int = 0
+    rounds: int = 0
+    halide: str = ""
+    date: str = ""
+
+    def ratios(self, name):
+        return [t / h for t, h in zip(self.times[name], self.times["hand"])]
+
+    def verdict(self, tie, min_gain):
+        """Why the tuned knobs must not be written, or None when they may."""
+        if "tuned" not in self.times:
+            return None
+        ratios = self.ratios("tuned")
+        for case, r in zip(self.cases, ratios):
+            if r > 1 + tie:
+                return f"slower than hand on {case} ({r:.3f} x hand)"
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        if geo > 1 - min_gain:
+            return f"not faster than hand on re-timing (geomean {geo:.3f} x hand)"
+        return None
+
+    def table(self):
+        cols = list(self.times)
+        ok_baselines = {n: r for n, r in self.baselines.items() if r.get("ok")}
+        head = ["case"] + cols + list(ok_baselines) + ["probe", "best of ours vs probe"]
+        lines = [f"### {self.unit} on {self.isa} ({self.cpu}, {self.threads} threads)", "",
+                 "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for i, case in enumerate(self.cases):
+            ours = min(self.times[n][i] for n in ("hand", "tuned") if n in self.times)
+            row = [case] + [_fmt(self.times[n][i]) for n in cols]
+            row += [_fmt(r["times"][i]) for r in ok_baselines.values()]
+            row += [_fmt(self.probe[i]), f"{100 * self.probe[i] / ours:.0f}%"]
+            lines.append("| " + " | ".join(row) + " |")
+        for n, r in self.baselines.items():
+            if not r.get("ok"):
+                lines.append(f"\n{n}: n/a ({r['why'].splitlines()[0][:200]})")
+            elif r.get("verify_failed"):
+                lines.append(f"\n{n}: timed, but wrong or failing on small shapes "
+                             f"({r['verify_failed'].splitlines()[0][:200]})")
+        lines.append("")
+        for n, key in self.names.items():
+            lines.append(f"- {n}: {key}")
+        return "\n".join(lines)
+
+    def params_file(self, best, flow_test=False):
+        lines = []
+        if flow_test:
+            lines.append("# NOT A TUNING RESULT: written with --no-reject by a flow test.")
+        lines += [
+            f"# {self.unit} on {self.isa}: schedule knobs chosen by tools/autotune",
+            f"# (coordinate descent from the hand defaults; {self.tried} candidates of a budget "
+            f"of {self.budget}, {self.failed} failed to build or to match the reference).",
+            f"# target: {self.target}",
+            f"# machine: {self.cpu}, {self.threads} threads",
+            f"# date: {self.date}; Halide {self.halide}",
+            "# timed: float32, p = 2 (every kind of p checked on small ragged shapes)",
+            f"# shapes (tools/autotune/harness.cpp notation): {' '.join(self.cases)}",
+            f"# seconds per shape, fastest of {self.rounds} interleaved rounds:",
+        ]
+        for n in self.times:
+            lines.append(f"#   {n}: {' '.join(_fmt(t) for t in self.times[n])}"
+                         + (f" ({self.names[n]})" if n != "tuned" else ""))
+        lines.append(f"#   streaming-read probe: {' '.join(_fmt(t) for t in self.probe)}")
+        for n, r in self.baselines.items():
+            what = " ".join(_fmt(t) for t in r["times"]) if r.get("ok") else "n/a"
+            if r.get("verify_failed"):
+                what += " (fails on small shapes)"
+            lines.append(f"#   {n}: {what}")
+        lines += [f"{k}={best[k]}" for k in best]
+        return "\n".join(lines) + "\n"

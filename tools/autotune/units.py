@@ -1,0 +1,72 @@
+"""Tuning units: a generator with fixed params, the knobs its schedule reads, and its cases.
+
+Cases are in the harness's notation (harness.cpp): reductions "E0xE1x...@MASK", extents
+innermost first and the reduced dims as a bit mask; pooling "WxHxCxN/kKxK/sSxS/pPxP/dDxD".
+`bench` are the benchmark shapes of bench/README.md after canonicalisation (reduce_general has
+none there: it gets [32, 256, 56, 56] axes {0, 2}); they are verified (p = 2) and timed.
+`verify` are small ragged shapes (tails around the vector width, both sides of the parallel
+and plane thresholds), verified for every kind of p and not timed. `tiny` replaces `bench` for
+flow tests under an emulator.
+"""
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Unit:
+    name: str
+    generator: str
+    family: str          # which knobs .def: reduce or pool
+    params: list         # fixed generator params
+    knobs: list          # the knobs its schedule reads
+    bench: list
+    verify: list = field(default_factory=list)
+    tiny: list = field(default_factory=list)
+
+    @property
+    def harness(self):
+        return self.family
+
+
+_CONTIGUOUS = ["vector_multiple", "parallel_min_elements", "task_elements", "streams"]
+_STRIDED = ["vector_multiple", "parallel_min_elements", "min_tasks", "rows_per_pass"]
+_SUM = ["reducer=sum"]
+
+UNITS = {u.name: u for u in [
+    Unit("reduce_all", "reduce_all", "reduce", _SUM, _CONTIGUOUS,
+         bench=["25690112@1", "4096@1"],
+         verify=["1@1", "7@1", "17@1", "33@1", "1000003@1"],
+         tiny=["4099@1"]),
+    Unit("reduce_inner", "reduce_inner", "reduce", _SUM, _CONTIGUOUS,
+         bench=["3136x8192@1", "8192x8192@1", "240x72@1"],
+         verify=["1x9@1", "8x3@1", "37x5@1", "17x1021@1", "1000x1000@1"],
+         tiny=["37x5@1"]),
+    Unit("reduce_outer", "reduce_outer", "reduce", _SUM, _STRIDED,
+         bench=["8192x8192@2"],
+         verify=["1x9@2", "5x37@2", "17x3@2", "1000x1000@2"],
+         tiny=["17x33@2"]),
+    Unit("reduce_middle", "reduce_middle", "reduce", _SUM, _STRIDED,
+         bench=["3136x256x32@2"],
+         verify=["5x7x3@2", "17x33x9@2", "1000x100x10@2"],
+         tiny=["17x5x3@2"]),
+    Unit("reduce_general", "reduce_general", "reduce", _SUM, ["parallel_min_elements"],
+         bench=["56x56x256x32x1x1x1x1@10"],
+         verify=["5x7x3x4x1x1x1x1@10", "3x4x5x2x3x1x1x1@21", "60x30x70x9x1x1x1x1@5"],
+         tiny=["5x7x3x4x1x1x1x1@10"]),
+    Unit("pool_1d", "pool", "pool", ["spatial=1"], ["vector_multiple", "parallel_min_elements"],
+         bench=["8192x64x32/k4/s2"],
+         verify=["37x3x2/k4/s2", "50x2x2/k3/s1/p1/d2", "4099x20x4/k4/s2"],
+         tiny=["37x3x2/k4/s2"]),
+    Unit("pool_2d", "pool", "pool", ["spatial=2"],
+         ["vector_multiple", "parallel_min_elements", "min_planes", "strip_rows"],
+         bench=["112x112x64x32/k2x2/s2x2", "112x112x64x32/k3x3/s1x1/p1x1",
+                "112x112x64x32/k3x3/s2x2/p1x1"],
+         verify=["13x11x3x2/k3x3/s2x2/p1x1", "9x7x3x2/k2x3/s1x2/d2x1",
+                 "57x56x1x1/k3x3/s1x1/p1x1", "21x19x30x10/k2x2/s2x2", "130x100x4x2/k3x3/s1x1/p1x1"],
+         tiny=["13x11x3x2/k3x3/s2x2/p1x1"]),
+    Unit("pool_3d", "pool", "pool", ["spatial=3"],
+         ["vector_multiple", "parallel_min_elements", "min_planes", "strip_rows"],
+         bench=["56x56x32x32x4/k2x2x2/s2x2x2"],
+         verify=["9x8x7x3x2/k2x2x2/s2x2x2", "11x6x5x2x2/k3x2x2/s1x2x1/p1x0x1",
+                 "30x20x20x4x5/k2x2x2/s2x2x2"],
+         tiny=["9x8x7x3x2/k2x2x2/s2x2x2"]),
+]}
