@@ -27,8 +27,8 @@ set(LPNORM_POOL_SPATIAL_RANKS 1 2 3)
 set(LPNORM_POOL_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_POOL_KNOBS "" CACHE STRING "Schedule knob overrides for pooling kernels")
 
-# Tuned knobs: schedules/tuned/<unit>.<isa>.params (unit: reduce_<pattern> or pool_<k>d),
-# written by tools/autotune: `#` comment lines (provenance) and one knob=value per line. A
+# Tuned knobs: schedules/tuned/<unit>.<isa>.<dtype>.params (unit: reduce_<pattern> or
+# pool_<k>d; dtype: the input element type they were timed with), written by tools/autotune: `#` comment lines (provenance) and one knob=value per line. A
 # missing file means the hand defaults; a knob also given in LPNORM_REDUCE_KNOBS or
 # LPNORM_POOL_KNOBS takes that value instead.
 option(LPNORM_USE_TUNED "Build kernels with the tuned knobs of schedules/tuned/" ON)
@@ -38,11 +38,12 @@ set(LPNORM_TUNED_DIR "${PROJECT_SOURCE_DIR}/schedules/tuned")
 file(GLOB LPNORM_TUNED_FILES CONFIGURE_DEPENDS "${LPNORM_TUNED_DIR}/*.params")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${LPNORM_TUNED_FILES})
 
-# _lpnorm_tuned_knobs(<out-var> <unit> <isa> <overrides>): the generator params for kernels of
-# <unit> on <isa>: the tuned file's knobs whose names <overrides> (a list of knob=value) does
-# not set, then <overrides>.
-function(_lpnorm_tuned_knobs out_var unit isa overrides)
-    set(file "${LPNORM_TUNED_DIR}/${unit}.${isa}.params")
+# _lpnorm_tuned_knobs(<out-var> <unit> <isa> <dtype> <overrides>): the generator params for
+# kernels of <unit> on <isa> with <dtype> input: the tuned file's knobs whose names <overrides>
+# (a list of knob=value) does not set, then <overrides>. Other dtypes keep the hand defaults:
+# knobs timed on one element type say nothing about another's.
+function(_lpnorm_tuned_knobs out_var unit isa dtype overrides)
+    set(file "${LPNORM_TUNED_DIR}/${unit}.${isa}.${dtype}.params")
     set(params "")
     if (LPNORM_USE_TUNED AND EXISTS "${file}")
         set(overridden "")
@@ -123,7 +124,8 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
                         continue()
                     endif ()
                     set(name "lpnorm_reduce_${pattern}_${reducer}_${dtype}_${isa}")
-                    _lpnorm_tuned_knobs(knobs "reduce_${pattern}" "${isa}" "${LPNORM_REDUCE_KNOBS}")
+                    _lpnorm_tuned_knobs(knobs "reduce_${pattern}" "${isa}" "${dtype}"
+                                        "${LPNORM_REDUCE_KNOBS}")
                     _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
                                             "reduce_${pattern}" "reducer=${reducer}" ${knobs})
                     list(APPEND objects "${object}")
@@ -144,7 +146,8 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
                     endif ()
                     _lpnorm_partial_type(acc_type "${reducer}" "${dtype}")
                     set(name "lpnorm_reduce_partial_${pattern}_${reducer}_${dtype}_${isa}")
-                    _lpnorm_tuned_knobs(knobs "reduce_${pattern}" "${isa}" "${LPNORM_REDUCE_KNOBS}")
+                    _lpnorm_tuned_knobs(knobs "reduce_${pattern}" "${isa}" "${dtype}"
+                                        "${LPNORM_REDUCE_KNOBS}")
                     _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${acc_type}"
                                             "reduce_${pattern}" "reducer=${reducer}" "partial=true"
                                             ${knobs})
@@ -188,7 +191,7 @@ function(lpnorm_add_pool_kernels objects_var table_var)
                     continue()
                 endif ()
                 set(name "lpnorm_pool_${spatial}d_${dtype}_${isa}")
-                _lpnorm_tuned_knobs(knobs "pool_${spatial}d" "${isa}" "${LPNORM_POOL_KNOBS}")
+                _lpnorm_tuned_knobs(knobs "pool_${spatial}d" "${isa}" "${dtype}" "${LPNORM_POOL_KNOBS}")
                 _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
                                         "spatial=${spatial}" ${knobs})
                 list(APPEND objects "${object}")

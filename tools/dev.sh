@@ -2,7 +2,7 @@
 # Sets up a fresh Debian 12 machine (idempotently), builds lpnorm, and runs one job:
 #   tools/dev.sh demo      build, then run `lpnorm demo`
 #   tools/dev.sh test      build, then run every test (ctest), then the sanitize job, then the
-#                          same for ARM64 (arm)
+#                          same for ARM64 (arm), then the Android kernels archive (android)
 #   tools/dev.sh sanitize  the `sanitize` preset only: ASan+UBSan tests and the fuzz targets
 #   tools/dev.sh arm       cross-build for aarch64-linux-gnu, then run every test, `lpnorm info`
 #                          and `lpnorm demo --quick` under qemu-aarch64
@@ -181,6 +181,7 @@ test)
     ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
     sanitize
     arm
+    android
     ;;
 sanitize)
     setup

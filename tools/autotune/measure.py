@@ -8,6 +8,10 @@ import shlex
 import subprocess
 from pathlib import Path
 
+# The element type candidates are generated, checked and timed for (the harness reads and
+# writes float32). Tuned files are named for it and the build applies them to it only.
+TUNED_DTYPE = "float32"
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
@@ -90,8 +94,9 @@ class Builder:
         out = self.work / "candidates" / name
         out.mkdir(parents=True, exist_ok=True)
         _run([self.generator, "-g", self.unit.generator, "-f", "lpnorm_tune_kernel", "-o", out,
-              "-e", "object", f"target={self.target}-no_runtime", "input.type=float32",
-              "output.type=float32"] + self.unit.params + params)
+              "-e", "object", f"target={self.target}-no_runtime",
+              f"input.type={TUNED_DTYPE}", f"output.type={TUNED_DTYPE}"]
+             + self.unit.params + params)
         obj = out / "lpnorm_tune_kernel.o"
         exe = out / "harness"
         _run(self.cxx + [self.harness, self.probe, obj, self.runtime, "-lpthread", "-ldl", "-o",

@@ -150,6 +150,13 @@ class TunedFileTest(unittest.TestCase):
             self.assertIn(needed, text)
         self.assertIn("| 8@1 |", r.table())
 
+    def test_rejected_files_keep_the_hand_knobs_and_say_why(self):
+        r = report([1.0, 1.0], [0.5, 1.05])
+        why = r.verdict(0.01, 0.01)
+        text = r.params_file({"a": 2, "b": 1}, hand_kept=why)
+        self.assertIn(f"# The hand defaults are kept: {why}.", text)
+        self.assertEqual([l for l in text.splitlines() if not l.startswith("#")], ["a=2", "b=1"])
+
     def test_flow_test_files_say_so(self):
         text = report([1.0, 1.0], [2.0, 2.0]).params_file({"a": 4}, flow_test=True)
         self.assertTrue(text.startswith("# NOT A TUNING RESULT"))

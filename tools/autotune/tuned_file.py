@@ -3,6 +3,10 @@ import math
 from dataclasses import dataclass, field
 
 
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
 def _fmt(seconds):
     if seconds is None:
         return "-"
@@ -42,7 +46,7 @@ class Report:
         for case, r in zip(self.cases, ratios):
             if r > 1 + tie:
                 return f"slower than hand on {case} ({r:.3f} x hand)"
-        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        geo = geomean(ratios)
         if geo > 1 - min_gain:
             return f"not faster than hand on re-timing (geomean {geo:.3f} x hand)"
         return None
@@ -70,10 +74,13 @@ class Report:
             lines.append(f"- {n}: {key}")
         return "\n".join(lines)
 
-    def params_file(self, best, flow_test=False):
+    def params_file(self, best, flow_test=False, hand_kept=None):
+        """The tuned file for knobs `best`; `hand_kept` (why) when they are the hand ones."""
         lines = []
         if flow_test:
             lines.append("# NOT A TUNING RESULT: written with --no-reject by a flow test.")
+        if hand_kept:
+            lines.append(f"# The hand defaults are kept: {hand_kept}.")
         lines += [
             f"# {self.unit} on {self.isa}: schedule knobs chosen by tools/autotune",
             f"# (coordinate descent from the hand defaults; {self.tried} candidates of a budget "
