@@ -80,15 +80,6 @@ def dir_name(key):
     return hashlib.sha1(key.encode()).hexdigest()[:16]
 
 
-def fmt_time(seconds):
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds * 1e9:.3g} ns"
-
-
 def fmt_duration(seconds):
     return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
@@ -195,7 +186,8 @@ class UnitTuner:
             per = self.build_seconds / self.built if self.built else 0
             eta = per * max(cd.planned() - n, 0)
             what = f"{score:.3f} x hand" if score is not None else f"FAILED: {r['why'][:200]}"
-            note = " (hand)" if n == 1 else " (cached)" if cached else " (same code as an earlier one)" if r.get("same_code") else ""
+            note = (" (hand)" if n == 1 else " (cached)" if cached
+                    else " (same code as an earlier one)" if r.get("same_code") else "")
             log(f"[{n}/{cd.planned()}] {key}: {what}{note}  | "
                 f"{fmt_duration(time.time() - started)} elapsed, ETA {fmt_duration(eta)}")
             return score
@@ -224,15 +216,16 @@ class UnitTuner:
             plugin = lib / f"libautoschedule_{name.lower()}.so"
             if not plugin.exists():
                 found[name] = {"ok": False, "why": "not in this Halide"}
-            elif name == "Anderson2021" and "cuda" not in self.target and "opencl" not in self.target:
+            elif name == "Anderson2021" and not any(api in self.target
+                                                    for api in ("cuda", "opencl")):
                 found[name] = {"ok": False, "why": "GPU only; CPU target"}
             else:
                 params = ["-p", str(plugin), f"autoscheduler={name}",
                           f"autoscheduler.parallelism={self.args.threads}"]
                 found[name] = self.measure(f"autoscheduler={name}", params, baseline=True)
             r = found[name]
-            log(f"   {name}: " + (" ".join(fmt_time(t) for t in r["times"]) if r.get("ok")
-                                  else f"n/a ({r['why'][:300]})")
+            times = " ".join(tuned_file.fmt_time(t) for t in r["times"]) if r.get("ok") else ""
+            log(f"   {name}: " + (times if r.get("ok") else f"n/a ({r['why'][:300]})")
                 + (f"; wrong or failing on small shapes: {r['verify_failed'][:300]}"
                    if r.get("verify_failed") else ""))
         return found

@@ -203,6 +203,47 @@ double root(int kind, double p, double s) {
     }
 }
 
+// Checks `call` (the kernel for one kind of p) against `reference` for every kind in `kinds`
+// (only `timed` on inputs of more than 2^20 elements, where the reference is slow), then
+// times `timed` and, with opt.probe, the streaming-read probe over the input: one JSON line.
+template <typename Call, typename Reference, size_t N>
+std::string check_and_time(const std::string &text, const std::vector<float> &in,
+                           const std::vector<float> &out, Call call, Reference reference,
+                           const PKind (&kinds)[N], PKind timed, double tolerance,
+                           const Options &opt) {
+    double worst = 0;
+    const bool small = in.size() <= (1u << 20);
+    for (PKind k : kinds) {
+        if (!small && k.kind != timed.kind) continue;
+        call(k);
+        std::string where;
+        double err = compare(reference(k), out.data(), tolerance, &where);
+        if (std::isinf(err)) {
+            return "{\"case\": \"" + text + "\", \"ok\": false, \"why\": \"p = " +
+                   std::to_string(k.p) + ", " + where + "\"}";
+        }
+        worst = std::max(worst, err);
+    }
+    std::string json = "{\"case\": \"" + text + "\", \"ok\": true, \"max_rel_err\": " +
+                       number(worst);
+    if (opt.time) {
+        Timing t = time_calls([&] { call(timed); }, opt.min_sample, opt.samples,
+                              opt.max_samples);
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      ", \"seconds\": %.9g, \"median\": %.9g, \"spread\": %.4f, \"samples\": %d, "
+                      "\"stable\": %s",
+                      t.seconds, t.median, t.spread, t.samples, t.stable ? "true" : "false");
+        json += buf;
+    }
+    if (opt.probe) {
+        size_t bytes = in.size() * sizeof(float);
+        auto r = lpnorm_bench::probe_bandwidth(in.data(), bytes, opt.threads);
+        json += ", \"probe_seconds\": " + number(bytes / r.bytes_per_second);
+    }
+    return json + "}";
+}
+
 #ifndef LPNORM_TUNE_POOL
 // ---- Reductions -----------------------------------------------------------------------------
 
@@ -259,37 +300,9 @@ std::string run_case(const std::string &text, const Options &opt) {
             fail("kernel returned " + std::to_string(err) + " on " + text + ": " + g_halide_error);
         }
     };
-    double worst = 0;
-    const bool small = in.data.size() <= (1u << 20);
-    for (PKind k : kKinds) {
-        if (!small && k.kind != kTimed.kind) continue;
-        call(k);
-        std::string where;
-        double err = compare(reference(c, in.data, k), out.data.data(), 2e-6, &where);
-        if (std::isinf(err)) {
-            return "{\"case\": \"" + text + "\", \"ok\": false, \"why\": \"p = " +
-                   std::to_string(k.p) + ", " + where + "\"}";
-        }
-        worst = std::max(worst, err);
-    }
-    std::string json = "{\"case\": \"" + text + "\", \"ok\": true, \"max_rel_err\": " +
-                       number(worst);
-    if (opt.time) {
-        Timing t = time_calls([&] { call(kTimed); }, opt.min_sample, opt.samples,
-                              opt.max_samples);
-        char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      ", \"seconds\": %.9g, \"median\": %.9g, \"spread\": %.4f, \"samples\": %d, "
-                      "\"stable\": %s",
-                      t.seconds, t.median, t.spread, t.samples, t.stable ? "true" : "false");
-        json += buf;
-    }
-    if (opt.probe) {
-        size_t bytes = in.data.size() * sizeof(float);
-        auto r = lpnorm_bench::probe_bandwidth(in.data.data(), bytes, opt.threads);
-        json += ", \"probe_seconds\": " + number(bytes / r.bytes_per_second);
-    }
-    return json + "}";
+    return check_and_time(text, in.data, out.data, call,
+                          [&](PKind k) { return reference(c, in.data, k); }, kKinds, kTimed,
+                          2e-6, opt);
 }
 
 #else
@@ -319,7 +332,9 @@ Case parse_case(const std::string &text) {
     for (size_t i = 1; i < parts.size(); i++) {
         if (parts[i].empty()) fail("empty field in '" + text + "'");
         std::vector<int64_t> v = parse_ints(parts[i].substr(1), 'x');
-        if (static_cast<int>(v.size()) != c.spatial) fail("'" + parts[i] + "': one per spatial dim");
+        if (static_cast<int>(v.size()) != c.spatial) {
+            fail("'" + parts[i] + "': one per spatial dim");
+        }
         int32_t *field = parts[i][0] == 'k' ? c.k : parts[i][0] == 's' ? c.s
                          : parts[i][0] == 'p' ? c.pad : parts[i][0] == 'd' ? c.dil : nullptr;
         if (!field) fail("unknown field '" + parts[i] + "'");
@@ -382,37 +397,9 @@ std::string run_case(const std::string &text, const Options &opt) {
             fail("kernel returned " + std::to_string(err) + " on " + text + ": " + g_halide_error);
         }
     };
-    double worst = 0;
-    const bool small = in.data.size() <= (1u << 20);
-    for (PKind k : kKinds) {
-        if (!small && k.kind != kTimed.kind) continue;
-        call(k);
-        std::string where;
-        double err = compare(reference(c, in.data, k), out.data.data(), 2e-5, &where);
-        if (std::isinf(err)) {
-            return "{\"case\": \"" + text + "\", \"ok\": false, \"why\": \"p = " +
-                   std::to_string(k.p) + ", " + where + "\"}";
-        }
-        worst = std::max(worst, err);
-    }
-    std::string json = "{\"case\": \"" + text + "\", \"ok\": true, \"max_rel_err\": " +
-                       number(worst);
-    if (opt.time) {
-        Timing t = time_calls([&] { call(kTimed); }, opt.min_sample, opt.samples,
-                              opt.max_samples);
-        char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      ", \"seconds\": %.9g, \"median\": %.9g, \"spread\": %.4f, \"samples\": %d, "
-                      "\"stable\": %s",
-                      t.seconds, t.median, t.spread, t.samples, t.stable ? "true" : "false");
-        json += buf;
-    }
-    if (opt.probe) {
-        size_t bytes = in.data.size() * sizeof(float);
-        auto r = lpnorm_bench::probe_bandwidth(in.data.data(), bytes, opt.threads);
-        json += ", \"probe_seconds\": " + number(bytes / r.bytes_per_second);
-    }
-    return json + "}";
+    return check_and_time(text, in.data, out.data, call,
+                          [&](PKind k) { return reference(c, in.data, k); }, kKinds, kTimed,
+                          2e-5, opt);
 }
 #endif
 

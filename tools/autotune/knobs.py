@@ -46,4 +46,5 @@ def parse_def(text):
 
 def load(root, family):
     """Knobs of `family` ('reduce' or 'pool') from schedules/<family>_knobs.def under `root`."""
-    return {k.name: k for k in parse_def((Path(root) / "schedules" / f"{family}_knobs.def").read_text())}
+    text = (Path(root) / "schedules" / f"{family}_knobs.def").read_text()
+    return {k.name: k for k in parse_def(text)}

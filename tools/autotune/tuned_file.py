@@ -7,7 +7,7 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def _fmt(seconds):
+def fmt_time(seconds):
     if seconds is None:
         return "-"
     for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6)):
@@ -59,9 +59,9 @@ class Report:
                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for i, case in enumerate(self.cases):
             ours = min(self.times[n][i] for n in ("hand", "tuned") if n in self.times)
-            row = [case] + [_fmt(self.times[n][i]) for n in cols]
-            row += [_fmt(r["times"][i]) for r in ok_baselines.values()]
-            row += [_fmt(self.probe[i]), f"{100 * self.probe[i] / ours:.0f}%"]
+            row = [case] + [fmt_time(self.times[n][i]) for n in cols]
+            row += [fmt_time(r["times"][i]) for r in ok_baselines.values()]
+            row += [fmt_time(self.probe[i]), f"{100 * self.probe[i] / ours:.0f}%"]
             lines.append("| " + " | ".join(row) + " |")
         for n, r in self.baselines.items():
             if not r.get("ok"):
@@ -93,11 +93,11 @@ class Report:
             f"# seconds per shape, fastest of {self.rounds} interleaved rounds:",
         ]
         for n in self.times:
-            lines.append(f"#   {n}: {' '.join(_fmt(t) for t in self.times[n])}"
+            lines.append(f"#   {n}: {' '.join(fmt_time(t) for t in self.times[n])}"
                          + (f" ({self.names[n]})" if n != "tuned" else ""))
-        lines.append(f"#   streaming-read probe: {' '.join(_fmt(t) for t in self.probe)}")
+        lines.append(f"#   streaming-read probe: {' '.join(fmt_time(t) for t in self.probe)}")
         for n, r in self.baselines.items():
-            what = " ".join(_fmt(t) for t in r["times"]) if r.get("ok") else "n/a"
+            what = " ".join(fmt_time(t) for t in r["times"]) if r.get("ok") else "n/a"
             if r.get("verify_failed"):
                 what += " (fails on small shapes)"
             lines.append(f"#   {n}: {what}")
