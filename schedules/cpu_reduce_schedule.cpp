@@ -147,9 +147,9 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
     for (Stage kind : specialize_kinds(lanes.update(), s)) {
         // Small inputs sit in cache: one row at a time keeps its lanes in registers (the
         // side-by-side rows' lanes live in memory): [6, 12, 10, 24] axes {2, 3} took 5.3 us
-        // side by side, 3.6 us row by row (lpnorm_bench, AVX-512). By instruction count most
-        // of what is left is the float32 -> float64 widening: one vector conversion per
-        // cycle at best, about 1 us for its 17,280 elements at 2 GHz.
+        // side by side, 3.6 us row by row (lpnorm_bench, AVX-512). The float32 -> float64
+        // widening alone needs about 1 us of that (17,280 elements, at best one 8-lane
+        // conversion per cycle at 2 GHz), so this shape stays above 1 us.
         kind.specialize(row * rows < knobs.parallel_min_elements).reorder(lane, vec_r, k)
             .vectorize(lane);
         kind.reorder(lane, k, vec_r).vectorize(lane).unroll(k, streams, TailStrategy::GuardWithIf);
