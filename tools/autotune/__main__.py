@@ -246,6 +246,7 @@ class UnitTuner:
         if runner_up:
             names["runner-up"] = runner_up
         times = {n: [math.inf] * len(self.cases) for n in names}
+        slowest_hand = [0.0] * len(self.cases)
         probe = None
         for r in range(a.rounds):
             for n, key in names.items():
@@ -258,6 +259,9 @@ class UnitTuner:
                     probe = [c["probe_seconds"] for c in out["cases"]]
                     cpu = out["cpu"]
                 times[n] = [min(t, c["seconds"]) for t, c in zip(times[n], out["cases"])]
+                if n == "hand":
+                    slowest_hand = [max(t, c["seconds"])
+                                    for t, c in zip(slowest_hand, out["cases"])]
         # The search's best and runner-up are often within its noise: the one faster on
         # re-timing (geometric mean over the shapes) is the tuned one.
         if "tuned" in names and "runner-up" in names and runner_up != hand_key:
@@ -270,6 +274,7 @@ class UnitTuner:
                                    threads=a.threads, cases=self.cases, names=names, times=times,
                                    probe=probe, baselines=baselines, tried=tried, failed=failed,
                                    budget=a.budget, rounds=a.rounds,
+                                   noise=[s / t - 1 for s, t in zip(slowest_hand, times["hand"])],
                                    halide=importlib.metadata.version("halide"),
                                    date=datetime.date.today().isoformat())
         log(report.table())

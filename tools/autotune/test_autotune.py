@@ -140,6 +140,13 @@ class TunedFileTest(unittest.TestCase):
     def test_no_gain_is_rejected(self):
         self.assertIn("not faster", report([1.0, 1.0], [1.0, 0.995]).verdict(0.01, 0.01))
 
+    def test_gain_within_hands_spread_is_rejected(self):
+        r = report([1.0, 1.0], [0.95, 0.95])
+        r.noise = [0.08, 0.08]
+        self.assertIn("within hand's own spread", r.verdict(0.01, 0.01))
+        r.noise = [0.02, 0.02]
+        self.assertIsNone(r.verdict(0.01, 0.01))
+
     def test_faster_is_accepted_and_written_with_provenance(self):
         r = report([1.0, 1.0], [0.8, 0.99])
         self.assertIsNone(r.verdict(0.01, 0.01))

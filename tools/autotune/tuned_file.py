@@ -34,6 +34,9 @@ class Report:
     rounds: int = 0
     halide: str = ""
     date: str = ""
+    # Per shape, how much slower hand's slowest round was than its fastest: the noise of
+    # these measurements, which a gain must exceed.
+    noise: list = field(default_factory=list)
 
     def ratios(self, name):
         return [t / h for t, h in zip(self.times[name], self.times["hand"])]
@@ -49,6 +52,10 @@ class Report:
         geo = geomean(ratios)
         if geo > 1 - min_gain:
             return f"not faster than hand on re-timing (geomean {geo:.3f} x hand)"
+        noise = geomean([1 + n for n in self.noise]) - 1 if self.noise else 0
+        if geo > 1 - noise:
+            return (f"the gain (geomean {geo:.3f} x hand) is within hand's own spread over "
+                    f"the rounds ({100 * noise:.1f}%)")
         return None
 
     def table(self):
@@ -96,6 +103,9 @@ class Report:
             lines.append(f"#   {n}: {' '.join(fmt_time(t) for t in self.times[n])}"
                          + (f" ({self.names[n]})" if n != "tuned" else ""))
         lines.append(f"#   streaming-read probe: {' '.join(fmt_time(t) for t in self.probe)}")
+        if self.noise:
+            spread = " ".join(f"{100 * n:.1f}%" for n in self.noise)
+            lines.append(f"#   hand's slowest round over its fastest: {spread}")
         for n, r in self.baselines.items():
             what = " ".join(fmt_time(t) for t in r["times"]) if r.get("ok") else "n/a"
             if r.get("verify_failed"):
