@@ -36,5 +36,24 @@ elseif (LPNORM_PLATFORM MATCHES "^arm-64-(linux|android)$")
 else ()
     message(FATAL_ERROR "LPNORM_PLATFORM: unknown platform '${LPNORM_PLATFORM}'")
 endif ()
-# The Halide runtime (thread pool, allocator, error reporting) shared by every kernel.
-set(LPNORM_RUNTIME_TARGET "${LPNORM_PLATFORM}")
+
+# GPU backends of the platform: one kernel variant per backend. The Halide runtime loads the
+# API's driver library (libOpenCL.so, libcuda.so) when a kernel first runs, so building them
+# needs no GPU, SDK or driver, and the library links without them.
+#   opencl: OpenCL C with float64 (cl_khr_fp64). float16 and bfloat16 would need cl_khr_fp16,
+#           which PoCL's CPU device (the CI's OpenCL) lacks, so they run on the CPU backend.
+#   cuda:   PTX for compute capability 8.0, which the driver also compiles for sm_90.
+#           Halide 21's PTX backend fails on bfloat16 conversions, so bfloat16 runs on the CPU.
+set(LPNORM_PLATFORM_GPU_BACKENDS "")
+if (LPNORM_PLATFORM STREQUAL "x86-64-linux")
+    set(LPNORM_TARGET_opencl "${LPNORM_PLATFORM}-opencl-cl_doubles-large_buffers")
+    set(LPNORM_ISA_DTYPES_opencl
+        float32 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64)
+    set(LPNORM_TARGET_cuda "${LPNORM_PLATFORM}-cuda-cuda_capability_80-large_buffers")
+    set(LPNORM_ISA_DTYPES_cuda
+        float32 float16 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64)
+    set(LPNORM_PLATFORM_GPU_BACKENDS opencl cuda)
+endif ()
+# The Halide runtime feature of each GPU backend.
+set(LPNORM_RUNTIME_FEATURES_opencl "opencl-cl_doubles")
+set(LPNORM_RUNTIME_FEATURES_cuda "cuda")

@@ -18,6 +18,8 @@ void on_halide_error(const char *msg) {
     g_halide_message = t_halide_message;
 }
 
+}  // namespace
+
 // This thread's message, else the latest one from any thread (a failing kernel is a library
 // bug; two at once may swap their messages, never lose both).
 std::string take_halide_message() {
@@ -29,7 +31,6 @@ std::string take_halide_message() {
     return msg;
 }
 
-}  // namespace
 }  // namespace lpnorm::rt
 
 extern "C" {

@@ -26,6 +26,9 @@ struct BufferView {
 // Installs the error and print handlers once; cheap after the first call.
 void install_halide_handlers();
 
+// The Halide runtime's last message on this thread (else on any thread), cleared.
+std::string take_halide_message();
+
 // Turns a kernel's non-zero return code into a Status carrying the runtime's message.
 Status kernel_failure(const char *symbol, int code);
 

@@ -32,19 +32,19 @@ std::vector<VariantInfo> compiled_variants() {
     for (int i = 0; i < count; i++) {
         const rt::ReduceKernel &k = kernels[i];
         out.push_back(VariantInfo{"reduce", rt::pattern_name(k.pattern), rt::reducer_name(k.reducer),
-                                  k.dtype, k.isa, k.symbol});
+                                  k.dtype, k.isa, k.symbol, k.backend});
     }
     const rt::ReduceKernel *partials = rt::partial_kernels(&count);
     for (int i = 0; i < count; i++) {
         const rt::ReduceKernel &k = partials[i];
         out.push_back(VariantInfo{"partial", rt::pattern_name(k.pattern),
-                                  rt::reducer_name(k.reducer), k.dtype, k.isa, k.symbol});
+                                  rt::reducer_name(k.reducer), k.dtype, k.isa, k.symbol, k.backend});
     }
     const rt::PoolKernel *pools = rt::pool_kernels(&count);
     for (int i = 0; i < count; i++) {
         const rt::PoolKernel &k = pools[i];
         out.push_back(VariantInfo{"pool", std::to_string(k.spatial) + "d", "sum", k.dtype, k.isa,
-                                  k.symbol});
+                                  k.symbol, k.backend});
     }
     return out;
 }

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstring>
 #include <utility>
+#include <vector>
 
+#include "gpu.h"
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
 #include "pool_geometry.h"
@@ -73,33 +75,48 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     s = rt::validate_output(input, output, output_shape_of(shape, axes));
     if (!s.ok()) return s;
 
+    Backend backend = Backend::cpu;
+    s = rt::choose_backend(input, output, &backend);
+    if (!s.ok()) return s;
+
     if (output.num_elements() == 0) {
         return Status::Ok();
     }
     if (input.num_elements() == 0) {
         // Only padding under every window: the sum of no terms is 0 (all-zero bits).
+        if (input.memory != Memory::host) return rt::device_zero(output);
         std::memset(output.data, 0, size_t(output.num_elements()) * dtype_size(output.dtype));
         return Status::Ok();
     }
 
     const int spatial = static_cast<int>(axes.size());
     const Isa isa = active_isa();
-    const rt::PoolKernel *kernel = rt::find_pool_kernel(spatial, input.dtype, isa);
+    const bool gpu = rt::is_gpu(backend);
+    const rt::PoolKernel *kernel = gpu ? rt::find_gpu_pool_kernel(spatial, input.dtype, backend)
+                                       : rt::find_pool_kernel(spatial, input.dtype, isa);
     if (kernel == nullptr) {
-        return Status(ErrorCode::unsupported, "no " + std::to_string(spatial) +
-                                                  "-D pooling kernel for dtype " +
-                                                  dtype_name(input.dtype) + " at isa " +
-                                                  isa_name(isa) + " in this build");
+        return Status(ErrorCode::unsupported,
+                      "no " + std::to_string(spatial) + "-D pooling kernel for dtype " +
+                          dtype_name(input.dtype) +
+                          (gpu ? std::string(" on backend ") + backend_name(backend)
+                               : std::string(" at isa ") + isa_name(isa)) +
+                          " in this build");
     }
 
     rt::PoolCall call;
     call.kernel = kernel;
+    call.backend = backend;
+    call.memory = input.memory;
     call.p_kind = pool_kind(params.p);
     call.p = params.p;
     call.signed_pow = params.mode == PoolMode::signed_pow;
     call.rescale = params.overhang == Overhang::rescale;
     call.axes = std::move(axes);
-    return rt::run_pool(input, output, call);
+    std::vector<unsigned char> dense_storage;
+    Tensor in;
+    s = rt::host_input_for(backend, input, &dense_storage, &in);
+    if (!s.ok()) return s;
+    return rt::run_pool(in, output, call);
 }
 
 }  // namespace lpnorm

@@ -1,7 +1,9 @@
 // lpnorm::reduce: validate -> resolve the policy and p -> run (split_reduce.h).
 #include <cmath>
 #include <cstring>
+#include <vector>
 
+#include "gpu.h"
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
 #include "registry.h"
@@ -69,30 +71,6 @@ rt::Shape output_shape_of(const int64_t *shape, int rank, uint32_t reduced, bool
     return out;
 }
 
-// y = x for a dense output, any input strides.
-void strided_copy(const Tensor &in, const Tensor &out) {
-    const size_t size = dtype_size(in.dtype);
-    const int64_t n = in.num_elements();
-    auto *dst = static_cast<uint8_t *>(out.data);
-    if (in.is_contiguous()) {
-        std::memcpy(dst, in.data, static_cast<size_t>(n) * size);
-        return;
-    }
-    int64_t index[kMaxRank] = {};
-    for (int64_t e = 0; e < n; e++) {
-        int64_t offset = 0;
-        for (int d = 0; d < in.rank; d++) {
-            offset += index[d] * in.strides[d];
-        }
-        std::memcpy(dst + e * size, static_cast<const uint8_t *>(in.data) + offset * int64_t(size),
-                    size);
-        for (int d = in.rank - 1; d >= 0; d--) {
-            if (++index[d] < in.shape[d]) break;
-            index[d] = 0;
-        }
-    }
-}
-
 }  // namespace
 
 Status reduce_output_shape(const std::vector<int64_t> &input_shape, const ReduceParams &params,
@@ -131,19 +109,30 @@ Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &par
                             output_shape_of(input.shape, input.rank, r.reduced, params.keep_dims));
     if (!s.ok()) return s;
 
+    Backend backend = Backend::cpu;
+    s = rt::choose_backend(input, output, &backend);
+    if (!s.ok()) return s;
+
     if (output.num_elements() == 0) {
         return Status::Ok();
     }
+    const bool on_device = input.memory != Memory::host;
     if (r.identity) {
-        strided_copy(input, output);
+        if (on_device) return rt::device_copy(input, output);
+        rt::copy_to_dense(input, output.data);
         return Status::Ok();
     }
     if (input.num_elements() == 0) {
         // A zero-size reduced dim: the norm of an empty set is 0 (all-zero bits in every dtype).
+        if (on_device) return rt::device_zero(output);
         std::memset(output.data, 0, size_t(output.num_elements()) * dtype_size(output.dtype));
         return Status::Ok();
     }
 
+    std::vector<unsigned char> dense_storage;
+    Tensor in;
+    s = rt::host_input_for(backend, input, &dense_storage, &in);
+    if (!s.ok()) return s;
     const PChoice choice = classify_p(r.p);
     rt::ReduceCall call;
     call.reduced = r.reduced;
@@ -151,9 +140,11 @@ Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &par
     call.p_kind = choice.kind;
     call.p = r.p;
     call.isa = active_isa();
+    call.backend = backend;
+    call.memory = input.memory;
     int64_t out_strides[kMaxRank];
-    rt::dense_kept_strides(input.shape, input.rank, r.reduced, out_strides);
-    return rt::run_reduction(input, output.data, out_strides, call);
+    rt::dense_kept_strides(in.shape, in.rank, r.reduced, out_strides);
+    return rt::run_reduction(in, output.data, out_strides, call);
 }
 
 }  // namespace lpnorm

@@ -10,53 +10,73 @@
                           int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,      \
                           int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,      \
                           halide_buffer_t *);
+#define LPNORM_GPU_REDUCE_KERNEL LPNORM_REDUCE_KERNEL
+#define LPNORM_GPU_POOL_KERNEL LPNORM_POOL_KERNEL
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
 #undef LPNORM_REDUCE_PARTIAL_KERNEL
 #undef LPNORM_POOL_KERNEL
+#undef LPNORM_GPU_REDUCE_KERNEL
+#undef LPNORM_GPU_POOL_KERNEL
 
 namespace lpnorm::rt {
 namespace {
 
+// CPU and GPU rows alike.
 const ReduceKernel kReduceKernels[] = {
 #define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)                          \
-    {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::isa, symbol, #symbol},
+    {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
+#define LPNORM_GPU_REDUCE_KERNEL(pattern, reducer, dtype, backend, symbol)                  \
+    {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::auto_detect, symbol, #symbol,      \
+     Backend::backend},
 #define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)
 #define LPNORM_POOL_KERNEL(spatial, dtype, isa, symbol)
+#define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
+#undef LPNORM_GPU_REDUCE_KERNEL
 #undef LPNORM_REDUCE_PARTIAL_KERNEL
 #undef LPNORM_POOL_KERNEL
+#undef LPNORM_GPU_POOL_KERNEL
 };
 
 constexpr int kNumReduceKernels = sizeof(kReduceKernels) / sizeof(kReduceKernels[0]);
 
 // A null row first, so the table is never empty when no reduction dtype was built.
 const ReduceKernel kPartialKernels[] = {
-    {Pattern::general, Reducer::sum, DType::float32, Isa::auto_detect, nullptr, ""},
+    {Pattern::general, Reducer::sum, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
 #define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)
+#define LPNORM_GPU_REDUCE_KERNEL(pattern, reducer, dtype, backend, symbol)
 #define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)                  \
-    {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::isa, symbol, #symbol},
+    {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
 #define LPNORM_POOL_KERNEL(spatial, dtype, isa, symbol)
+#define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
+#undef LPNORM_GPU_REDUCE_KERNEL
 #undef LPNORM_REDUCE_PARTIAL_KERNEL
 #undef LPNORM_POOL_KERNEL
+#undef LPNORM_GPU_POOL_KERNEL
 };
 
 constexpr int kNumPartialKernels = sizeof(kPartialKernels) / sizeof(kPartialKernels[0]) - 1;
 
 // A null row first, so the table is never empty when no pooling dtype was built.
 const PoolKernel kPoolKernels[] = {
-    {0, DType::float32, Isa::auto_detect, nullptr, ""},
+    {0, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
 #define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)
+#define LPNORM_GPU_REDUCE_KERNEL(pattern, reducer, dtype, backend, symbol)
 #define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)
 #define LPNORM_POOL_KERNEL(spatial, dtype, isa, symbol)                                     \
-    {spatial, DType::dtype, Isa::isa, symbol, #symbol},
+    {spatial, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
+#define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)                             \
+    {spatial, DType::dtype, Isa::auto_detect, symbol, #symbol, Backend::backend},
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
+#undef LPNORM_GPU_REDUCE_KERNEL
 #undef LPNORM_REDUCE_PARTIAL_KERNEL
 #undef LPNORM_POOL_KERNEL
+#undef LPNORM_GPU_POOL_KERNEL
 };
 
 constexpr int kNumPoolKernels = sizeof(kPoolKernels) / sizeof(kPoolKernels[0]) - 1;
@@ -66,9 +86,17 @@ struct Index {
     const ReduceKernel *partial_slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *pool_slot[kNumIsas][4][kNumDTypes] = {};
     bool isa_present[kNumIsas] = {};
+    const ReduceKernel *gpu_slot[kNumBackends][kNumPatterns][kNumReducers][kNumDTypes] = {};
+    const PoolKernel *gpu_pool_slot[kNumBackends][4][kNumDTypes] = {};
+    bool backend_present[kNumBackends] = {};
 
     Index() {
         for (const ReduceKernel &k : kReduceKernels) {
+            if (k.backend != Backend::cpu) {
+                gpu_slot[int(k.backend)][int(k.pattern)][int(k.reducer)][int(k.dtype)] = &k;
+                backend_present[int(k.backend)] = true;
+                continue;
+            }
             slot[int(k.isa)][int(k.pattern)][int(k.reducer)][int(k.dtype)] = &k;
             isa_present[int(k.isa)] = true;
         }
@@ -78,6 +106,11 @@ struct Index {
         }
         for (int i = 1; i <= kNumPoolKernels; i++) {
             const PoolKernel &k = kPoolKernels[i];
+            if (k.backend != Backend::cpu) {
+                gpu_pool_slot[int(k.backend)][k.spatial][int(k.dtype)] = &k;
+                backend_present[int(k.backend)] = true;
+                continue;
+            }
             pool_slot[int(k.isa)][k.spatial][int(k.dtype)] = &k;
             isa_present[int(k.isa)] = true;
         }
@@ -142,6 +175,24 @@ const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa) {
         }
     }
     return nullptr;
+}
+
+const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype,
+                                           Backend backend) {
+    if (int(backend) < 0 || int(backend) >= kNumBackends) return nullptr;
+    return index().gpu_slot[int(backend)][int(pattern)][int(reducer)][int(dtype)];
+}
+
+const PoolKernel *find_gpu_pool_kernel(int spatial, DType dtype, Backend backend) {
+    if (spatial < 1 || spatial > 3 || int(backend) < 0 || int(backend) >= kNumBackends) {
+        return nullptr;
+    }
+    return index().gpu_pool_slot[int(backend)][spatial][int(dtype)];
+}
+
+bool backend_compiled(Backend backend) {
+    if (backend == Backend::cpu) return true;
+    return int(backend) > 0 && int(backend) < kNumBackends && index().backend_present[int(backend)];
 }
 
 Isa lower_isa(Isa isa) {

@@ -27,6 +27,7 @@ struct ReduceKernel {
     Isa isa;
     ReduceKernelFn fn;
     const char *symbol;
+    Backend backend;  // cpu for the ISA variants; isa is auto_detect for GPU ones
 };
 
 // All compiled reduction kernels.
@@ -56,6 +57,7 @@ struct PoolKernel {
     Isa isa;
     PoolKernelFn fn;
     const char *symbol;
+    Backend backend;
 };
 
 // All compiled pooling kernels.
@@ -64,6 +66,14 @@ const PoolKernel *pool_kernels(int *count);
 // The pooling kernel for (spatial, dtype) compiled for `isa`, or for the best ISA below it;
 // nullptr when none exists.
 const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa);
+
+// The GPU kernels of `backend` (opencl, cuda): nullptr when not compiled for that combination.
+const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype,
+                                           Backend backend);
+const PoolKernel *find_gpu_pool_kernel(int spatial, DType dtype, Backend backend);
+// True when at least one kernel was compiled for GPU `backend`.
+bool backend_compiled(Backend backend);
+constexpr int kNumBackends = 4;  // indexed by Backend
 
 // The next ISA of the same architecture to fall back to (avx512 -> avx2 -> sse41,
 // neon_fp16 -> neon), or Isa::auto_detect when there is none.

@@ -13,6 +13,8 @@ namespace lpnorm::rt {
 
 struct PoolCall {
     const PoolKernel *kernel = nullptr;
+    Backend backend = Backend::cpu;  // a GPU backend runs only tensors that need no split
+    Memory memory = Memory::host;
     int p_kind = 0;  // kernel_abi.h PoolKind
     double p = 2;
     bool signed_pow = false;

@@ -8,6 +8,7 @@
 
 #include "accumulators.h"
 #include "canonicalize.h"
+#include "gpu.h"
 #include "halide_glue.h"
 #include "settings.h"
 #include "split_limits.h"
@@ -99,24 +100,39 @@ Status call_kernel(const Tensor &in, const OutView &out, bool partial, const Job
         s = canonicalize_reduce(in, job.call.reduced, out.strides, int(Pattern::general), &c);
         if (!s.ok()) return s;
     }
+    const bool gpu = is_gpu(job.call.backend);
     const ReduceKernel *kernel =
-        partial ? find_partial_kernel(c.pattern, job.call.reducer, in.dtype, job.call.isa)
-                : find_reduce_kernel(c.pattern, job.call.reducer, in.dtype, job.call.isa);
+        gpu       ? find_gpu_reduce_kernel(c.pattern, job.call.reducer, in.dtype, job.call.backend)
+        : partial ? find_partial_kernel(c.pattern, job.call.reducer, in.dtype, job.call.isa)
+                  : find_reduce_kernel(c.pattern, job.call.reducer, in.dtype, job.call.isa);
     if (kernel == nullptr) {
         return Status(ErrorCode::unsupported,
                       std::string("no ") + (partial ? "partial " : "") + pattern_name(c.pattern) + " " +
                           reducer_name(job.call.reducer) + " kernel for dtype " +
-                          dtype_name(in.dtype) + " at isa " + isa_name(job.call.isa) +
+                          dtype_name(in.dtype) +
+                          (gpu ? std::string(" on backend ") + backend_name(job.call.backend)
+                               : std::string(" at isa ") + isa_name(job.call.isa)) +
                           " in this build");
     }
     install_halide_handlers();
     note_kernel_call();
     BufferView in_buf(in.data, in.dtype, c.in_dims, c.in_extent, c.in_stride);
     BufferView out_buf(out.data, out.dtype, c.out_dims, c.out_extent, c.out_stride);
+    GpuBinding in_binding(in_buf.get(), job.call.memory, false);
+    GpuBinding out_binding(out_buf.get(), job.call.memory, true);
+    if (gpu) {
+        s = in_binding.attach(job.call.backend);
+        if (s.ok()) s = out_binding.attach(job.call.backend);
+        if (!s.ok()) return s;
+    }
     const int code =
         kernel->fn(in_buf.get(), int32_t(c.reduce_mask), job.call.p_kind, job.call.p, out_buf.get());
     if (code != 0) {
         return kernel_failure(kernel->symbol, code);
+    }
+    if (gpu) {
+        s = out_binding.finish();
+        if (!s.ok()) return s;
     }
     if (!partial) set_last_pattern(int(c.pattern));
     return Status::Ok();
@@ -212,6 +228,13 @@ Status run(const Tensor &in, const OutView &out, bool partial, const Job &job) {
     if (axis < 0) {
         return call_kernel(in, out, partial, job);
     }
+    if (is_gpu(job.call.backend)) {
+        return Status(ErrorCode::too_large,
+                      "input.shape[" + std::to_string(axis) + "] = " + std::to_string(in.shape[axis]) +
+                          " (stride " + std::to_string(in.strides[axis]) + ") is beyond what backend " +
+                          backend_name(job.call.backend) +
+                          " indexes in one kernel call (2^31 - 1): use the cpu backend");
+    }
     if (!is_reduced(job.call.reduced, axis)) {
         const int64_t extent = in.shape[axis];
         const bool long_axis = extent > job.limits.chunk && in.strides[axis] <= job.limits.index &&
@@ -257,8 +280,12 @@ Status run_reduction(const Tensor &input, void *output, const int64_t *out_strid
     ReduceCall merged_call = call;
     merge_axes(input, call.reduced, out_strides, &merged, &merged_call.reduced,
                merged_out_strides);
-    return run(merged, OutView{output, input.dtype, merged_out_strides}, /*partial=*/false,
-               Job{merged_call, current_split_limits()});
+    Job job{merged_call, current_split_limits()};
+    if (is_gpu(call.backend)) {
+        // GPU kernels keep no per-call row temporaries: only what they cannot index splits.
+        job.limits.chunk = job.limits.index;
+    }
+    return run(merged, OutView{output, input.dtype, merged_out_strides}, /*partial=*/false, job);
 }
 
 }  // namespace lpnorm::rt

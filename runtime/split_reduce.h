@@ -19,6 +19,8 @@ struct ReduceCall {
     int p_kind = 0;        // kernel_abi.h SumKind or ExtremeKind
     double p = 2;
     Isa isa = Isa::auto_detect;
+    Backend backend = Backend::cpu;  // a GPU backend runs only tensors that need no split
+    Memory memory = Memory::host;
 };
 
 // The element strides of an output that is dense (row-major) over the kept axes of an input

@@ -44,6 +44,15 @@ const char *dtype_name(DType dtype) {
     return d ? d->name : "invalid";
 }
 
+const char *memory_name(Memory memory) {
+    switch (memory) {
+    case Memory::host: return "host";
+    case Memory::cuda: return "cuda";
+    case Memory::opencl: return "opencl";
+    }
+    return "invalid";
+}
+
 bool is_floating(DType dtype) {
     const DTypeInfo *d = info(dtype);
     return d && d->floating;

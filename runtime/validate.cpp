@@ -66,6 +66,10 @@ Status validate_tensor(const Tensor &t, const char *name) {
         return Status(ErrorCode::invalid_argument,
                       n + ".dtype = " + std::to_string(int(t.dtype)) + " is not a dtype");
     }
+    if (t.memory != Memory::host && t.memory != Memory::cuda && t.memory != Memory::opencl) {
+        return Status(ErrorCode::invalid_argument,
+                      n + ".memory = " + std::to_string(int(t.memory)) + " is not a Memory");
+    }
     int64_t elements = 1;
     bool overflow = false;
     for (int i = 0; i < t.rank; i++) {
@@ -170,6 +174,13 @@ Status validate_output(const Tensor &input, const Tensor &output, const Shape &e
                       "output.strides = " + format_shape(output.strides, output.rank) +
                           " are not dense row-major for shape " +
                           format_shape(output.shape, output.rank));
+    }
+    // An OpenCL cl_mem is a handle, not an address: only the same handle overlaps.
+    if (input.memory == Memory::opencl && output.memory == Memory::opencl) {
+        if (input.data == output.data) {
+            return Status(ErrorCode::aliasing, "input and output are the same OpenCL buffer");
+        }
+        return Status::Ok();
     }
     uintptr_t in_lo, in_hi, out_lo, out_hi;
     if (byte_span(input, &in_lo, &in_hi) && byte_span(output, &out_lo, &out_hi) &&

@@ -2,6 +2,7 @@
 #include "pool_schedule.h"
 
 #include "cpu_pool_schedule.h"
+#include "gpu_pool_schedule.h"
 
 namespace lpnorm::sched {
 
@@ -9,8 +10,8 @@ void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
                    const Halide::GeneratorContext &context, const PoolKnobs &knobs) {
     const Halide::Target &target = context.target();
     if (target.has_gpu_feature()) {
-        throw Halide::CompileError("lpnorm: no GPU schedule for pooling yet (target " +
-                                   target.to_string() + ")");
+        schedule_pool_gpu(stages, buffers, target, knobs);
+        return;
     }
     schedule_pool_cpu(stages, buffers, target, knobs);
 }

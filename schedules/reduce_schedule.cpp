@@ -2,6 +2,7 @@
 #include "reduce_schedule.h"
 
 #include "cpu_reduce_schedule.h"
+#include "gpu_reduce_schedule.h"
 
 namespace lpnorm::sched {
 
@@ -10,8 +11,9 @@ void schedule_reduction(ReducePattern pattern, const gen::ReduceStages &stages,
                         const ReduceKnobs &knobs) {
     const Halide::Target &target = context.target();
     if (target.has_gpu_feature()) {
-        throw Halide::CompileError("lpnorm: no GPU schedule for reductions yet (target " +
-                                   target.to_string() + ")");
+        // CUDA, OpenCL and D3D12 compute share one schedule.
+        schedule_reduction_gpu(pattern, stages, buffers, target, knobs);
+        return;
     }
     // x86 (SSE4.1, AVX2, AVX-512) and ARM share the CPU schedule; they differ in vector
     // width, which comes from the target.

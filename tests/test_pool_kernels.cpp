@@ -43,6 +43,9 @@ std::string describe_pool(const Tensor &x, const PoolParams &p) {
     Array out = make_array(x.dtype, expected.shape);
     fill_bytes(&out, 0xA5);
     const Status s = pool(x, out.t, params);
+    if (s.code() == ErrorCode::unsupported && backend_lacks_dtype(x.dtype, "pool")) {
+        return ::testing::AssertionSuccess();  // the documented answer of a GPU backend
+    }
     if (!s.ok()) {
         return ::testing::AssertionFailure() << describe_pool(x, params) << ": "
                                              << error_code_name(s.code()) << ": " << s.message();

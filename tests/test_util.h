@@ -68,6 +68,11 @@ std::string shape_string(const std::vector<int64_t> &shape);
 // Runs lpnorm::reduce and returns the output array (the test checks the values itself).
 Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status);
 
+// True when the process runs on a GPU backend (LPNORM_BACKEND) that has no `op` ("reduce",
+// "pool") kernels for `dtype`: calls answer `unsupported`, which check_reduce and check_pool
+// accept as the whole result (the OpenCL suites' float16 and bfloat16 cases).
+bool backend_lacks_dtype(DType dtype, const std::string &op);
+
 ReduceParams params(std::vector<int64_t> axes, double p, bool keep_dims = false,
                     EmptyAxes empty = EmptyAxes::reduce_all);
 

@@ -12,6 +12,8 @@
 #   tools/dev.sh tune [ARGS]  build the generator, then tune every unit for AVX2 with the
 #                          autoschedulers as baselines (tools/autotune; ARGS replace the default
 #                          "all --isa avx2 --autoschedulers")
+#   tools/dev.sh gpu [BACKEND]  on a GPU machine: build with benchmarks, rerun the reduction
+#                          and pooling suites on BACKEND (default cuda), then lpnorm_bench_gpu
 #   tools/dev.sh setup     only install what is missing
 # Environment: LPNORM_BUILD_DIR (default build), LPNORM_SANITIZE_BUILD_DIR (default
 # build-sanitize), LPNORM_ARM_BUILD_DIR (default build-aarch64), LPNORM_ANDROID_BUILD_DIR
@@ -47,6 +49,10 @@ install_debian_packages() {
     fi
     if [ "$job" = test ] || [ "$job" = sanitize ]; then
         wanted+=(clang libclang-rt-14-dev)
+    fi
+    if [ "$job" = test ]; then
+        # OpenCL on the CPU (PoCL) with the ICD loader and headers: the OpenCL backend's tests.
+        wanted+=(pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers)
     fi
     if [ "$job" = test ] || [ "$job" = arm ] || [ "$job" = android ]; then
         # ARM64 cross compiler, its C/C++ runtime, cross binutils (the codegen check) and the
@@ -95,7 +101,7 @@ setup() {
 
 configure() {
     local bench_flag="OFF"
-    [ "$job" = bench ] && bench_flag="ON"
+    { [ "$job" = bench ] || [ "$job" = gpu ]; } && bench_flag="ON"
     export PATH="$venv/bin:$PATH"
     cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON -DLPNORM_BUILD_BENCH="$bench_flag"
@@ -200,6 +206,17 @@ bench)
     build
     "$root/bench/run_benchmarks.sh" -b "$build_dir/bench/lpnorm_bench"
     ;;
+gpu)
+    setup
+    build
+    backend="${1:-cuda}"
+    # The suites the ctest label `opencl` runs on PoCL (tests/CMakeLists.txt), on BACKEND.
+    filter="$(sed -n 's/^ *"\(\*KernelSweep.*\)")$/\1/p' "$root/tests/CMakeLists.txt")"
+    LPNORM_BACKEND="$backend" "$build_dir/tests/lpnorm_tests" --gtest_filter="$filter"
+    "$build_dir/tests/lpnorm_tests" --gtest_filter='GpuBackends.*:CudaRun.*:OpenClMemory.*'
+    LPNORM_BACKEND="$backend" "$build_dir/bench/lpnorm_bench_gpu" --benchmark_repetitions=5 \
+        --benchmark_report_aggregates_only=true
+    ;;
 tune)
     setup
     build_generator
@@ -208,7 +225,7 @@ tune)
         --work-dir "$root/build-autotune"
     ;;
 *)
-    echo "usage: tools/dev.sh demo|test|sanitize|arm|android|bench|tune|setup" >&2
+    echo "usage: tools/dev.sh demo|test|sanitize|arm|android|bench|gpu|tune|setup" >&2
     exit 2
     ;;
 esac

@@ -67,11 +67,26 @@ format 1.0/2.0/3.0, dtypes float16/32/64, bfloat16 (as '<V2'), int8..int64, uint
 Exit status: 0 on success, 1 on bad input data or a library error, 2 on a bad command line.
 )";
 
+// Columns of the variant table: the ISAs (indexed by Isa), then the GPU backends.
+constexpr int kIsaColumns = static_cast<int>(Isa::neon_fp16) + 1;
+constexpr int kIsaSlots = kIsaColumns + 2;
+
+int column_of(const VariantInfo &v) {
+    if (v.backend == Backend::opencl) return kIsaColumns;
+    if (v.backend == Backend::cuda) return kIsaColumns + 1;
+    return static_cast<int>(v.isa);
+}
+
+const char *column_name(int i) {
+    if (i == kIsaColumns) return backend_name(Backend::opencl);
+    if (i == kIsaColumns + 1) return backend_name(Backend::cuda);
+    return isa_name(static_cast<Isa>(i));
+}
+
 // A matrix of kernel counts: one row per (op, pattern, reducer) in registry order, one column
-// per ISA; each cell is the number of dtypes compiled. Cells with fewer than all dtypes are
-// spelled out below the table.
+// per ISA and GPU backend; each cell is the number of dtypes compiled. Cells with fewer than
+// all dtypes are spelled out below the table.
 void print_variants() {
-    constexpr int kIsaSlots = static_cast<int>(Isa::neon_fp16) + 1;  // indexed by Isa
     const std::vector<VariantInfo> variants = compiled_variants();
     struct Row {
         std::string op, pattern, reducer;
@@ -91,7 +106,7 @@ void print_variants() {
             row->pattern = v.pattern;
             row->reducer = v.reducer;
         }
-        const int i = static_cast<int>(v.isa) % kIsaSlots;
+        const int i = column_of(v);
         isa_used[i] = true;
         row->dtypes[i] += std::string(row->count[i]++ ? " " : "") + dtype_name(v.dtype);
     }
@@ -99,7 +114,7 @@ void print_variants() {
                 kNumDTypes);
     std::printf("  %-7s %-8s %-8s", "op", "pattern", "reducer");
     for (int i = 0; i < kIsaSlots; ++i) {
-        if (isa_used[i]) std::printf(" %9s", isa_name(static_cast<Isa>(i)));
+        if (isa_used[i]) std::printf(" %9s", column_name(i));
     }
     std::printf("\n");
     std::string partial;
@@ -109,7 +124,7 @@ void print_variants() {
             if (isa_used[i]) std::printf(" %9d", r.count[i]);
             if (r.count[i] > 0 && r.count[i] < kNumDTypes) {
                 partial += "  " + r.op + " " + r.pattern + " " + r.reducer + " " +
-                           isa_name(static_cast<Isa>(i)) + ": " + r.dtypes[i] + "\n";
+                           column_name(i) + ": " + r.dtypes[i] + "\n";
             }
         }
         std::printf("\n");
@@ -135,6 +150,12 @@ int cmd_info(int argc, char **argv) {
     const int threads = num_threads();
     std::printf("\nthreads: %d%s (hardware threads: %u)\n", threads, threads == 0 ? " = one per core" : "",
                 std::thread::hardware_concurrency());
+    std::printf("backend: %s (override with LPNORM_BACKEND=cpu|opencl|cuda)\n",
+                backend_name(backend_override()));
+    for (const BackendStatus &b : backends()) {
+        std::printf("  %-7s compiled %-3s usable %-3s %s\n", backend_name(b.backend),
+                    b.compiled ? "yes" : "no", b.usable ? "yes" : "no", b.detail.c_str());
+    }
     print_variants();
     return kExitOk;
 }

@@ -165,6 +165,40 @@ bool cpu_supports(Isa isa);
 void set_num_threads(int num_threads);
 int num_threads();
 
+// ---- Backends and device memory ----------------------------------------------------------
+
+// Where kernels run: `cpu` runs the ISA variants above; a GPU backend runs the kernels compiled
+// for that API (CMake option LPNORM_GPU_BACKENDS). GPU kernels take tensors of up to 2^31 - 1
+// elements per dim and stride, and no partial chunks: larger ones get `too_large` (use cpu).
+enum class Backend : int { auto_select = 0, cpu = 1, opencl = 2, cuda = 3 };
+
+const char *backend_name(Backend backend);
+bool parse_backend(const char *name, Backend *out);
+
+// The backend of the next calls. auto_select (the default) runs where the tensors live: host
+// memory on the CPU, Memory::cuda on CUDA, Memory::opencl on OpenCL. A GPU backend set here
+// also takes host tensors, copying the input in and the output back. Input and output must
+// live in the same memory. LPNORM_BACKEND=cpu|opencl|cuda sets it when the library starts.
+// Fails with `unsupported` when `backend` was not compiled.
+Status set_backend(Backend backend);
+Backend backend_override();
+
+struct BackendStatus {
+    Backend backend;
+    bool compiled;       // kernels for it are in this build
+    bool usable;         // its driver loaded and a device answered (probed once per process)
+    std::string detail;  // why not usable, or the API's name
+};
+
+// cpu, opencl and cuda, in that order.
+std::vector<BackendStatus> backends();
+
+// The context (and OpenCL command queue) lpnorm's GPU kernels run in, created on first use:
+// allocate Memory::cuda and Memory::opencl tensors there. cuda: *context is a CUcontext and
+// *queue is null (the default stream); opencl: a cl_context and a cl_command_queue. Every call
+// returns after its kernels finished. Fails with `unsupported` when the backend is not usable.
+Status gpu_context(Backend backend, void **context, void **queue);
+
 // ---- Introspection -----------------------------------------------------------------------
 
 struct VariantInfo {
@@ -174,8 +208,9 @@ struct VariantInfo {
     std::string reducer;  // reduce: "sum" (p in (0, inf) and p = 0) or "extreme" (p = +-inf);
                           // pool: "sum"
     DType dtype;
-    Isa isa;
+    Isa isa;               // auto_detect for GPU kernels
     std::string function;  // the Halide function's symbol
+    Backend backend = Backend::cpu;
 };
 
 std::vector<VariantInfo> compiled_variants();

@@ -37,6 +37,15 @@ const char *dtype_name(DType dtype);
 bool parse_dtype(const char *name, DType *out);
 bool is_floating(DType dtype);
 
+// Where a tensor's elements live (lpnorm.h, "Backends and device memory").
+enum class Memory : uint8_t {
+    host = 0,    // `data` is a CPU pointer
+    cuda = 1,    // `data` is a CUdeviceptr (cast to void *) in lpnorm's CUDA context
+    opencl = 2,  // `data` is a cl_mem of lpnorm's OpenCL context; element (0, ..., 0) at offset 0
+};
+
+const char *memory_name(Memory memory);
+
 // A non-owning, possibly strided view of caller memory.
 // shape[i] and strides[i] (in elements, not bytes) are meaningful for i < rank.
 // Strides may be zero (broadcast) or negative; `data` points at element (0, ..., 0).
@@ -46,6 +55,7 @@ struct Tensor {
     int rank = 0;
     int64_t shape[kMaxRank] = {};
     int64_t strides[kMaxRank] = {};
+    Memory memory = Memory::host;
 
     // A dense row-major (C order) tensor. Ranks above kMaxRank are recorded as given and
     // rejected by every entry point with a named error.

@@ -108,6 +108,36 @@ void add_reduce_rows(std::vector<Row> *rows) {
     rows->push_back({e, "validate.aliasing", "identity copy onto itself",
                      call(x(), [](Buffers &b) { return b.x(kShape); }, reduce_params({}, 2, EmptyAxes::identity)),
                      ErrorCode::aliasing, {"input", "output", "overlap"}});
+    rows->push_back({e, "validate.memory", "a memory kind that does not exist",
+                     call([](Buffers &b) {
+                              Tensor t = b.x(kShape);
+                              t.memory = Memory(7);
+                              return t;
+                          },
+                          y({2, 3, 6}), reduce_params({3})),
+                     kInvalid, {"input.memory = 7", "Memory"}});
+    rows->push_back({e, "validate.same_cl_mem", "one cl_mem as input and output",
+                     call([](Buffers &b) {
+                              Tensor t = Tensor::contiguous(b.in.data(), DType::float32, {2, 3, 6});
+                              t.memory = Memory::opencl;
+                              return t;
+                          },
+                          [](Buffers &b) {
+                              Tensor t = Tensor::contiguous(b.in.data(), DType::float32, {2, 3, 6});
+                              t.memory = Memory::opencl;
+                              return t;
+                          },
+                          reduce_params({}, 2, EmptyAxes::identity)),
+                     ErrorCode::aliasing, {"same OpenCL buffer"}});
+    rows->push_back({e, "gpu.memory_mismatch", "host input, CUDA output",
+                     call(x(),
+                          [](Buffers &b) {
+                              Tensor t = b.y({2, 3, 6});
+                              t.memory = Memory::cuda;
+                              return t;
+                          },
+                          reduce_params({3})),
+                     kInvalid, {"output.memory = cuda", "input.memory = host"}});
     rows->push_back({e, "reduce.no_kernel", "a dtype this build has no kernel for",
                      [](Buffers &b) {
                          DType d = DType::float32;

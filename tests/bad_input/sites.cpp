@@ -24,12 +24,17 @@ const std::vector<Site> &sites() {
         {"validate.output_shape", "runtime/validate.cpp", " differs from the expected ", nullptr},
         {"validate.output_dense", "runtime/validate.cpp", " are not dense row-major for shape ", nullptr},
         {"validate.aliasing", "runtime/validate.cpp", "input and output memory overlap", nullptr},
+        {"validate.memory", "runtime/validate.cpp", " is not a Memory", nullptr},
+        {"validate.same_cl_mem", "runtime/validate.cpp", "input and output are the same OpenCL buffer", nullptr},
         // runtime/reduce.cpp
         {"reduce.empty_axes", "runtime/reduce.cpp", " is not an EmptyAxes policy", nullptr},
         {"reduce.shape_rank", "runtime/reduce.cpp", " is outside [0, ", nullptr},
         {"reduce.shape_negative", "runtime/reduce.cpp", " is negative", nullptr},
         // runtime/split_reduce.cpp, runtime/canonicalize.cpp, runtime/halide_glue.cpp
         {"reduce.no_kernel", "runtime/split_reduce.cpp", " kernel for dtype ", nullptr},
+        {"reduce.gpu_split", "runtime/split_reduce.cpp", " indexes in one kernel call (2^31 - 1): use the cpu backend",
+         "a GPU call on a tensor beyond 32-bit indexing: 2^31 elements of device or host memory "
+         "copied to a GPU; the CPU split paths are tested instead"},
         {"reduce.accumulators", "runtime/split_reduce.cpp", " accumulators do not fit in memory",
          "an allocation failure of at most 64 MiB (split_limits.cpp bounds the accumulators)"},
         {"canonicalize.32bit", "runtime/canonicalize.cpp", ", beyond the 2^31-1 the kernels index",
@@ -44,6 +49,31 @@ const std::vector<Site> &sites() {
         {"pool.window_stride", "runtime/split_pool.cpp", " rows along it is beyond what one kernel call indexes",
          "needs an input spanning 2^31 elements; PoolSplit.WindowAcrossAnUnindexableStrideIsNamed "
          "reaches it with lowered split limits"},
+        {"pool.gpu_split", "runtime/split_pool.cpp", " indexes in one kernel call (2^31 - 1): use the cpu backend",
+         "a GPU call on a tensor beyond 32-bit indexing (as reduce.gpu_split)"},
+        // runtime/gpu.cpp: halide_failure, halide_dims, backend_usable, choose_backend,
+        // set_backend, gpu_context.
+        {"gpu.halide_failure", "runtime/gpu.cpp", " failed with Halide error ",
+         "the Halide runtime failing to wrap, copy or sync device memory: a driver error"},
+        {"gpu.dense_copy", "runtime/gpu.cpp", " does not fit in memory",
+         "an allocation failure copying a reversed host tensor for a GPU backend"},
+        {"gpu.copy_32bit", "runtime/gpu.cpp", " beyond what GPU copies index (2^31 - 1)",
+         "an identity copy or zero fill of a device tensor with a dim beyond 2^31 - 1"},
+        {"gpu.unusable", "runtime/gpu.cpp", " cannot run here: ",
+         "depends on the machine: test_gpu.cpp (AnUnusableBackendIsRefusedByName) checks it for "
+         "each compiled backend without a device"},
+        {"gpu.memory_mismatch", "runtime/gpu.cpp", " differs from input.memory = ", nullptr},
+        {"gpu.unreadable", "runtime/gpu.cpp", " cannot be read by backend ",
+         "needs a backend override (process-wide): test_gpu.cpp "
+         "(DeviceMemoryOnAnotherBackendIsRefused)"},
+        {"gpu.opencl_negative", "runtime/gpu.cpp", " is negative: an OpenCL buffer starts at element (0, ..., 0)",
+         "needs a usable OpenCL device: test_gpu.cpp (OpenClMemory.NegativeStridesAreRefusedByName)"},
+        {"gpu.backend_value", "runtime/gpu.cpp", " is not a Backend",
+         "set_backend: test_gpu.cpp covers the backend settings"},
+        {"gpu.context_null", "runtime/gpu.cpp", "context is null",
+         "gpu_context's out-parameters: test_gpu.cpp covers the backend settings"},
+        {"gpu.context_cpu", "runtime/gpu.cpp", " has no GPU context: use opencl or cuda",
+         "gpu_context(cpu): test_gpu.cpp covers the backend settings"},
         // runtime/pool_geometry.cpp: check_per_dim, check_attributes, resolve_axis.
         {"geometry.per_dim_count", "runtime/pool_geometry.cpp", " (1 per spatial dim)", nullptr},
         {"geometry.per_dim_min", "runtime/pool_geometry.cpp", " must be >= 1", nullptr},

@@ -1,0 +1,61 @@
+// GPU backends at run time: which are usable, which one a call runs on, and Halide buffers
+// over device memory (wrapped in place) or host memory (copied in and out by the kernel call).
+#pragma once
+
+#include <vector>
+
+#include "HalideRuntime.h"
+#include "lpnorm/lpnorm.h"
+
+namespace lpnorm::rt {
+
+inline bool is_gpu(Backend backend) {
+    return backend == Backend::opencl || backend == Backend::cuda;
+}
+
+// OK when `backend`'s driver loads and a device answers (probed once per process), else
+// `unsupported` with the API's message.
+Status backend_usable(Backend backend);
+
+// The backend a call runs on: from the override, else from where the tensors live. Errors name
+// the memory or the backend that cannot be used.
+Status choose_backend(const Tensor &input, const Tensor &output, Backend *backend);
+
+// A kernel call's buffer on a GPU backend. attach() wraps device memory in place, or leaves
+// host memory for the kernel to copy in (an input) or to compute on the device (an output);
+// finish() copies a host output back or waits for a device output, and releases what the call
+// made. The destructor releases without copying.
+class GpuBinding {
+public:
+    GpuBinding(halide_buffer_t *buffer, Memory memory, bool is_output)
+        : buffer_(buffer), memory_(memory), is_output_(is_output) {}
+    GpuBinding(const GpuBinding &) = delete;
+    GpuBinding &operator=(const GpuBinding &) = delete;
+    ~GpuBinding() { release(); }
+
+    Status attach(Backend backend);
+    Status finish();
+
+private:
+    void release();
+    halide_buffer_t *buffer_;
+    Memory memory_;
+    bool is_output_;
+    bool wrapped_ = false;
+};
+
+// Copies `input` (any strides, host memory) into dense row-major `dst`.
+void copy_to_dense(const Tensor &input, void *dst);
+
+// The input a kernel call on `backend` reads (*out): `input` itself, except a host tensor with
+// a negative stride on a GPU backend, which is copied densely into `storage` first (the Halide
+// runtime copies a host buffer to the device from its first element up).
+Status host_input_for(Backend backend, const Tensor &input, std::vector<unsigned char> *storage,
+                      Tensor *out);
+
+// Device-memory versions of the copies reduce() and pool() make without a kernel: `output`
+// (dense) = `input` (any strides), and `output` = 0.
+Status device_copy(const Tensor &input, const Tensor &output);
+Status device_zero(const Tensor &output);
+
+}  // namespace lpnorm::rt

@@ -1,0 +1,231 @@
+// GPU backends as a user meets them: the backend list, choosing a backend, the errors when one
+// cannot run, and OpenCL tensors passed as cl_mem without copies (run on PoCL in CI). The
+// kernels themselves are checked by the whole reduction and pooling suite run again with
+// LPNORM_BACKEND=opencl (ctest label opencl) and, on a CUDA machine, LPNORM_BACKEND=cuda.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "lpnorm/lpnorm.h"
+
+#if LPNORM_TEST_OPENCL
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#endif
+
+namespace lpnorm {
+namespace {
+
+BackendStatus status_of(Backend backend) {
+    for (const BackendStatus &b : backends()) {
+        if (b.backend == backend) return b;
+    }
+    ADD_FAILURE() << "backends() lacks " << backend_name(backend);
+    return BackendStatus{backend, false, false, ""};
+}
+
+// Restores the backend override of the process when a test ends.
+struct ScopedBackend {
+    Backend saved = backend_override();
+    ~ScopedBackend() { EXPECT_TRUE(set_backend(saved).ok() || saved == Backend::auto_select); }
+};
+
+TEST(GpuBackends, ListsEveryBackendWithItsState) {
+    const std::vector<BackendStatus> list = backends();
+    ASSERT_EQ(list.size(), 3u);
+    EXPECT_EQ(list[0].backend, Backend::cpu);
+    EXPECT_TRUE(list[0].compiled && list[0].usable);
+    EXPECT_EQ(list[1].backend, Backend::opencl);
+    EXPECT_EQ(list[2].backend, Backend::cuda);
+    for (const BackendStatus &b : list) {
+        EXPECT_FALSE(b.detail.empty()) << backend_name(b.backend);
+        EXPECT_TRUE(b.compiled || !b.usable) << backend_name(b.backend);
+        bool has_kernels = b.backend == Backend::cpu;
+        for (const VariantInfo &v : compiled_variants()) {
+            has_kernels = has_kernels || v.backend == b.backend;
+        }
+        EXPECT_EQ(b.compiled, has_kernels) << backend_name(b.backend);
+    }
+}
+
+TEST(GpuBackends, NamesParseBack) {
+    for (Backend b : {Backend::auto_select, Backend::cpu, Backend::opencl, Backend::cuda}) {
+        Backend parsed;
+        ASSERT_TRUE(parse_backend(backend_name(b), &parsed));
+        EXPECT_EQ(parsed, b);
+    }
+    Backend unused;
+    EXPECT_FALSE(parse_backend("vulkan", &unused));
+    EXPECT_FALSE(parse_backend(nullptr, &unused));
+}
+
+TEST(GpuBackends, AnUnusableBackendIsRefusedByName) {
+    for (Backend b : {Backend::opencl, Backend::cuda}) {
+        if (status_of(b).usable) continue;
+        ScopedBackend restore;
+        const Status s = set_backend(b);
+        EXPECT_EQ(s.code(), ErrorCode::unsupported) << s.message();
+        EXPECT_NE(s.message().find(backend_name(b)), std::string::npos) << s.message();
+        void *context = nullptr, *queue = nullptr;
+        EXPECT_EQ(gpu_context(b, &context, &queue).code(), ErrorCode::unsupported);
+    }
+}
+
+TEST(GpuBackends, DeviceMemoryOnAnotherBackendIsRefused) {
+    ScopedBackend restore;
+    ASSERT_TRUE(set_backend(Backend::cpu).ok());
+    float x[4] = {1, 2, 3, 4}, y = 0;
+    Tensor in = Tensor::contiguous(x, DType::float32, {4});
+    Tensor out = Tensor::contiguous(&y, DType::float32, std::vector<int64_t>{});
+    in.memory = out.memory = Memory::cuda;
+    ReduceParams params;
+    Status s = reduce(in, out, params);
+    EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(s.message().find("input.memory = cuda"), std::string::npos) << s.message();
+    out.memory = Memory::host;
+    s = reduce(in, out, params);
+    EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(s.message().find("output.memory = host"), std::string::npos) << s.message();
+    EXPECT_EQ(y, 0.0f);
+}
+
+#if LPNORM_TEST_OPENCL
+// A cl_mem in lpnorm's OpenCL context, filled from and read back to the host.
+class ClBuffer {
+public:
+    ClBuffer(cl_context context, cl_command_queue queue, size_t bytes) : queue_(queue) {
+        cl_int err = CL_SUCCESS;
+        mem_ = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+        EXPECT_EQ(err, CL_SUCCESS);
+    }
+    ~ClBuffer() {
+        if (mem_) clReleaseMemObject(mem_);
+    }
+    void write(const void *src, size_t bytes) {
+        EXPECT_EQ(clEnqueueWriteBuffer(queue_, mem_, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
+                  CL_SUCCESS);
+    }
+    void read(void *dst, size_t bytes) {
+        EXPECT_EQ(clEnqueueReadBuffer(queue_, mem_, CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr),
+                  CL_SUCCESS);
+    }
+    void *handle() const { return mem_; }
+
+private:
+    cl_command_queue queue_;
+    cl_mem mem_ = nullptr;
+};
+
+class OpenClMemory : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const BackendStatus b = status_of(Backend::opencl);
+        if (!b.usable) GTEST_SKIP() << "OpenCL not usable here: " << b.detail;
+        void *context = nullptr, *queue = nullptr;
+        ASSERT_TRUE(gpu_context(Backend::opencl, &context, &queue).ok());
+        context_ = static_cast<cl_context>(context);
+        queue_ = static_cast<cl_command_queue>(queue);
+    }
+    cl_context context_ = nullptr;
+    cl_command_queue queue_ = nullptr;
+};
+
+TEST_F(OpenClMemory, ReducesAClMemInPlaceWithoutTheOverride) {
+    // [3, 5] float32, L2 over axis 1: rows 1..5, 6..10, 11..15.
+    std::vector<float> x(15);
+    for (int i = 0; i < 15; i++) x[size_t(i)] = float(i + 1);
+    ClBuffer in_mem(context_, queue_, x.size() * sizeof(float));
+    ClBuffer out_mem(context_, queue_, 3 * sizeof(float));
+    in_mem.write(x.data(), x.size() * sizeof(float));
+    Tensor in = Tensor::contiguous(in_mem.handle(), DType::float32, {3, 5});
+    Tensor out = Tensor::contiguous(out_mem.handle(), DType::float32, {3});
+    in.memory = out.memory = Memory::opencl;
+    ReduceParams params;
+    params.axes = {1};
+    const Status s = reduce(in, out, params);  // auto_select: the memory picks OpenCL
+    ASSERT_TRUE(s.ok()) << s.message();
+    float y[3];
+    out_mem.read(y, sizeof(y));
+    for (int r = 0; r < 3; r++) {
+        double sum = 0;
+        for (int c = 1; c <= 5; c++) sum += double(r * 5 + c) * double(r * 5 + c);
+        // One float32 rounding of a float64 result.
+        EXPECT_NEAR(y[r], std::sqrt(sum), std::sqrt(sum) * 0x1p-24) << "row " << r;
+    }
+}
+
+TEST_F(OpenClMemory, PoolsAClMemInPlace) {
+    // [1, 1, 4, 4] float32, 2x2 stride 2, p = 1 of |x|.
+    std::vector<float> x(16);
+    for (int i = 0; i < 16; i++) x[size_t(i)] = float(i % 2 ? -i : i);
+    ClBuffer in_mem(context_, queue_, x.size() * sizeof(float));
+    ClBuffer out_mem(context_, queue_, 4 * sizeof(float));
+    in_mem.write(x.data(), x.size() * sizeof(float));
+    Tensor in = Tensor::contiguous(in_mem.handle(), DType::float32, {1, 1, 4, 4});
+    Tensor out = Tensor::contiguous(out_mem.handle(), DType::float32, {1, 1, 2, 2});
+    in.memory = out.memory = Memory::opencl;
+    PoolParams params;
+    params.kernel = {2, 2};
+    params.strides = {2, 2};
+    params.p = 1;
+    const Status s = pool(in, out, params);
+    ASSERT_TRUE(s.ok()) << s.message();
+    float y[4];
+    out_mem.read(y, sizeof(y));
+    const float expected[4] = {0 + 1 + 4 + 5, 2 + 3 + 6 + 7, 8 + 9 + 12 + 13, 10 + 11 + 14 + 15};
+    for (int i = 0; i < 4; i++) EXPECT_EQ(y[i], expected[i]) << "output " << i;
+}
+
+TEST_F(OpenClMemory, EmptyAxesIdentityCopiesOnTheDevice) {
+    std::vector<float> x = {-1, 2, -3, 4, -5, 6};
+    ClBuffer in_mem(context_, queue_, x.size() * sizeof(float));
+    ClBuffer out_mem(context_, queue_, x.size() * sizeof(float));
+    in_mem.write(x.data(), x.size() * sizeof(float));
+    Tensor in = Tensor::contiguous(in_mem.handle(), DType::float32, {2, 3});
+    Tensor out = Tensor::contiguous(out_mem.handle(), DType::float32, {2, 3});
+    in.memory = out.memory = Memory::opencl;
+    ReduceParams params;
+    params.empty_axes = EmptyAxes::identity;
+    const Status s = reduce(in, out, params);
+    ASSERT_TRUE(s.ok()) << s.message();
+    std::vector<float> y(6);
+    out_mem.read(y.data(), y.size() * sizeof(float));
+    EXPECT_EQ(y, x);
+}
+
+TEST_F(OpenClMemory, NegativeStridesAreRefusedByName) {
+    ClBuffer in_mem(context_, queue_, 4 * sizeof(float));
+    ClBuffer out_mem(context_, queue_, sizeof(float));
+    Tensor in = Tensor::strided(in_mem.handle(), DType::float32, {4}, {-1});
+    Tensor out = Tensor::contiguous(out_mem.handle(), DType::float32, std::vector<int64_t>{});
+    in.memory = out.memory = Memory::opencl;
+    const Status s = reduce(in, out, ReduceParams{});
+    EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(s.message().find("input.strides[0] = -1"), std::string::npos) << s.message();
+}
+#endif
+
+// On a CUDA machine: host tensors through the CUDA kernels against the CPU result.
+TEST(CudaRun, HostTensorsMatchTheCpu) {
+    const BackendStatus b = status_of(Backend::cuda);
+    if (!b.usable) GTEST_SKIP() << "no CUDA device: " << b.detail;
+    ScopedBackend restore;
+    std::vector<float> x(4096 * 33);
+    for (size_t i = 0; i < x.size(); i++) x[i] = float(int(i * 2654435761u % 2001) - 1000) / 64;
+    float gpu[33], cpu[33];
+    const Tensor in = Tensor::contiguous(x.data(), DType::float32, {4096, 33});
+    ReduceParams params;
+    params.axes = {0};
+    ASSERT_TRUE(set_backend(Backend::cuda).ok());
+    Status s = reduce(in, Tensor::contiguous(gpu, DType::float32, {33}), params);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_TRUE(set_backend(Backend::cpu).ok());
+    s = reduce(in, Tensor::contiguous(cpu, DType::float32, {33}), params);
+    ASSERT_TRUE(s.ok()) << s.message();
+    // Both accumulate in float64 and round once to float32: they may differ by one rounding.
+    for (int i = 0; i < 33; i++) EXPECT_NEAR(gpu[i], cpu[i], std::fabs(cpu[i]) * 0x1p-23) << i;
+}
+
+}  // namespace
+}  // namespace lpnorm
