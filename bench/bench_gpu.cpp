@@ -101,14 +101,31 @@ double copy_seconds(size_t bytes) {
     return cache[bytes] = best;
 }
 
-void report(benchmark::State &state, size_t in_bytes, size_t out_bytes) {
+// `seconds`: the kernel's total time over the state's iterations.
+void report(benchmark::State &state, size_t in_bytes, size_t out_bytes, double seconds) {
     const double bytes = double(in_bytes + out_bytes);
     state.SetBytesProcessed(int64_t(bytes) * int64_t(state.iterations()));
     const double copy = copy_seconds(in_bytes);
-    state.counters["copy_GB/s"] = 2.0 * double(in_bytes) / copy / 1e9;
-    state.counters["of_copy"] = benchmark::Counter(
-        bytes * double(state.iterations()) / (2.0 * double(in_bytes) / copy),
-        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    const double copy_rate = 2.0 * double(in_bytes) / copy;
+    const double kernel_rate = bytes * double(state.iterations()) / seconds;
+    state.counters["copy_GB/s"] = copy_rate / 1e9;
+    state.counters["of_copy"] = kernel_rate / copy_rate;
+}
+
+// Runs `call` once per iteration and returns the total seconds.
+template <typename Call>
+double timed_loop(benchmark::State &state, Call call) {
+    double seconds = 0;
+    for (auto _ : state) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const Status s = call();
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!s.ok()) {
+            state.SkipWithError(s.message().c_str());
+            return -1;
+        }
+    }
+    return seconds;
 }
 
 int64_t count(const std::vector<int64_t> &shape) {
@@ -126,11 +143,8 @@ void BM_Reduce(benchmark::State &state, std::vector<int64_t> shape, std::vector<
     DeviceBuffer in(in_bytes), out(out_bytes);
     if (!in.ok() || !out.ok()) return state.SkipWithError("device allocation failed");
     const Tensor x = device_tensor(in, shape), y = device_tensor(out, out_shape);
-    for (auto _ : state) {
-        const Status s = reduce(x, y, params);
-        if (!s.ok()) return state.SkipWithError(s.message().c_str());
-    }
-    report(state, in_bytes, out_bytes);
+    const double seconds = timed_loop(state, [&] { return reduce(x, y, params); });
+    if (seconds > 0) report(state, in_bytes, out_bytes, seconds);
 }
 
 void BM_Pool(benchmark::State &state, std::vector<int64_t> shape, PoolParams params) {
@@ -140,11 +154,8 @@ void BM_Pool(benchmark::State &state, std::vector<int64_t> shape, PoolParams par
     DeviceBuffer in(in_bytes), out(out_bytes);
     if (!in.ok() || !out.ok()) return state.SkipWithError("device allocation failed");
     const Tensor x = device_tensor(in, shape), y = device_tensor(out, out_shape);
-    for (auto _ : state) {
-        const Status s = pool(x, y, params);
-        if (!s.ok()) return state.SkipWithError(s.message().c_str());
-    }
-    report(state, in_bytes, out_bytes);
+    const double seconds = timed_loop(state, [&] { return pool(x, y, params); });
+    if (seconds > 0) report(state, in_bytes, out_bytes, seconds);
 }
 
 PoolParams window(std::vector<int64_t> kernel, std::vector<int64_t> strides,

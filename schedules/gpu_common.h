@@ -12,11 +12,17 @@ inline Halide::DeviceAPI gpu_api(const Halide::Target &target) {
     return target.get_required_device_api();
 }
 
-// One GPU thread per point of `f` (pure definition): all of `vars` fused, innermost first so
-// that neighbouring threads write neighbouring elements, and cut into blocks of `threads`.
-// Returns the thread var to compute per-point producers at (Var::outermost() for a scalar,
-// which gets one thread).
+// One GPU thread per point of `f` (pure definition): blocks of `threads` threads along the
+// innermost of `vars`, so that neighbouring threads write neighbouring elements, and one block
+// index for the rest. Returns the thread var to compute per-point producers at
+// (Var::outermost() for a scalar, which gets one thread).
 Halide::Var thread_per_point(Halide::Func f, const std::vector<Halide::Var> &vars, int threads,
                              const Halide::Target &target);
+
+// Computes `producer` at `thread` of `consumer`, one point per thread, kept in the thread's
+// registers: its extent along every dim is bounded to 1, which bounds inference cannot prove
+// through clamped or masked coordinates (it then asks for a constant bound, or with fused
+// thread indices gave every thread a scratch row in global memory).
+void compute_per_thread(Halide::Func producer, Halide::Func consumer, const Halide::Var &thread);
 
 }  // namespace lpnorm::sched

@@ -24,10 +24,10 @@ void schedule_pool_gpu(const gen::PoolStages &s, const PoolBuffers &, const Targ
         Func stored = sums[d].in();
         stored.compute_root();
         Var at = thread_per_point(stored, s.vars, knobs.gpu_threads, target);
-        sums[d].compute_at(stored, at);
+        compute_per_thread(sums[d], stored, at);
     }
     Var at = thread_per_point(out, s.vars, knobs.gpu_threads, target);
-    sums[spatial - 1].compute_at(out, at);
+    compute_per_thread(sums[spatial - 1], out, at);
     // Each p_kind gets its own copy of the stages that raise to p or take the root; the last
     // kind is the unspecialised stage (a failure branch inside a GPU kernel could not report
     // anything, and the runtime passes only valid kinds).

@@ -108,17 +108,17 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
     Func partial_out = partial.in();
     partial_out.compute_root();
     Var at = thread_per_point(partial_out, partial_vars, threads, target);
-    partial.compute_at(partial_out, at);
+    compute_per_thread(partial, partial_out, at);
     specialize_kinds(partial.update(), s);
 
     Var out_at = thread_per_point(s.out, s.vars, threads, target);
-    s.acc.compute_at(s.out, out_at);
+    compute_per_thread(s.acc, s.out, out_at);
 }
 
 // general: one thread per output; the reduction domain is walked in place.
 void schedule_general(ReduceStages s, const Target &target, const ReduceKnobs &knobs) {
     Var at = thread_per_point(s.out, s.vars, knobs.gpu_threads, target);
-    s.acc.compute_at(s.out, at);
+    compute_per_thread(s.acc, s.out, at);
     specialize_kinds(s.out, s);
 }
 
