@@ -118,14 +118,6 @@ const Probe &probe(Backend backend) {
     return probes[b];
 }
 
-
-Status halide_failure(const char *what, int code) {
-    std::string msg = std::string(what) + " failed with Halide error " + std::to_string(code);
-    const std::string why = take_halide_message();
-    if (!why.empty()) msg += ": " + why;
-    return Status(ErrorCode::internal, msg);
-}
-
 // Halide dims (innermost first) of `t`, which must fit 32-bit extents and strides.
 Status halide_dims(const Tensor &t, const char *name, int64_t *extent, int64_t *stride) {
     for (int i = 0; i < t.rank; i++) {
@@ -193,8 +185,7 @@ Status choose_backend(const Tensor &input, const Tensor &output, Backend *backen
     return Status::Ok();
 }
 
-Status GpuBinding::attach(Backend backend) {
-    (void)backend;
+Status GpuBinding::attach() {
     if (memory_ == Memory::host) {
         // The kernel copies a dirty host input to the device; an output is computed there.
         if (!is_output_) buffer_->flags |= halide_buffer_flag_host_dirty;
@@ -238,6 +229,20 @@ void GpuBinding::release() {
     } else if (memory_ == Memory::host && buffer_->device != 0) {
         halide_device_free(nullptr, buffer_);
     }
+}
+
+Status KernelBuffers::attach() {
+    if (!gpu_) return Status::Ok();
+    Status s = input_.attach();
+    return s.ok() ? output_.attach() : s;
+}
+
+Status refuse_gpu_split(Backend backend, const Tensor &in, int axis) {
+    return Status(ErrorCode::too_large,
+                  "input.shape[" + std::to_string(axis) + "] = " + std::to_string(in.shape[axis]) +
+                      " (stride " + std::to_string(in.strides[axis]) + ") is beyond what backend " +
+                      backend_name(backend) +
+                      " indexes in one kernel call (2^31 - 1): use the cpu backend");
 }
 
 void copy_to_dense(const Tensor &in, void *dst_data) {
@@ -293,14 +298,12 @@ Status device_copy(const Tensor &input, const Tensor &output) {
     if (!s.ok()) return s;
     BufferView in(input.data, input.dtype, input.rank, in_extent, in_stride);
     BufferView out(output.data, output.dtype, output.rank, out_extent, out_stride);
-    // Copies need the output's shape on the input's dims: the same extents, dense strides.
-    GpuBinding in_binding(in.get(), input.memory, false), out_binding(out.get(), output.memory, true);
-    s = in_binding.attach(Backend::auto_select);
-    if (s.ok()) s = out_binding.attach(Backend::auto_select);
+    KernelBuffers buffers(true, output.memory, in.get(), out.get());
+    s = buffers.attach();
     if (!s.ok()) return s;
     const int code = halide_buffer_copy(nullptr, in.get(), device_interface(output.memory), out.get());
     if (code != 0) return halide_failure("copying input to output on the device", code);
-    return out_binding.finish();
+    return buffers.finish();
 }
 
 Status device_zero(const Tensor &output) {
@@ -311,7 +314,7 @@ Status device_zero(const Tensor &output) {
     BufferView host(zeros.data(), output.dtype, output.rank, extent, stride);
     BufferView out(output.data, output.dtype, output.rank, extent, stride);
     GpuBinding out_binding(out.get(), output.memory, true);
-    s = out_binding.attach(Backend::auto_select);
+    s = out_binding.attach();
     if (!s.ok()) return s;
     const int code = halide_buffer_copy(nullptr, host.get(), device_interface(output.memory), out.get());
     if (code != 0) return halide_failure("zeroing output on the device", code);

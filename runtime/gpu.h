@@ -21,8 +21,8 @@ Status backend_usable(Backend backend);
 // the memory or the backend that cannot be used.
 Status choose_backend(const Tensor &input, const Tensor &output, Backend *backend);
 
-// A kernel call's buffer on a GPU backend. attach() wraps device memory in place, or leaves
-// host memory for the kernel to copy in (an input) or to compute on the device (an output);
+// One buffer of a GPU kernel call. attach() wraps device memory in place, or leaves host
+// memory for the kernel to copy in (an input) or to compute on the device (an output);
 // finish() copies a host output back or waits for a device output, and releases what the call
 // made. The destructor releases without copying.
 class GpuBinding {
@@ -33,7 +33,7 @@ public:
     GpuBinding &operator=(const GpuBinding &) = delete;
     ~GpuBinding() { release(); }
 
-    Status attach(Backend backend);
+    Status attach();
     Status finish();
 
 private:
@@ -43,6 +43,24 @@ private:
     bool is_output_;
     bool wrapped_ = false;
 };
+
+// The input and output buffers of one kernel call: bound as above on a GPU backend (`gpu`),
+// left alone on the CPU. finish() runs after a successful kernel call.
+class KernelBuffers {
+public:
+    KernelBuffers(bool gpu, Memory memory, halide_buffer_t *input, halide_buffer_t *output)
+        : gpu_(gpu), input_(input, memory, false), output_(output, memory, true) {}
+
+    Status attach();
+    Status finish() { return gpu_ ? output_.finish() : Status::Ok(); }
+
+private:
+    bool gpu_;
+    GpuBinding input_, output_;
+};
+
+// The `too_large` answer for a tensor that GPU `backend` would have to split along `axis`.
+Status refuse_gpu_split(Backend backend, const Tensor &input, int axis);
 
 // Copies `input` (any strides, host memory) into dense row-major `dst`.
 void copy_to_dense(const Tensor &input, void *dst);

@@ -81,14 +81,17 @@ void install_halide_handlers() {
     });
 }
 
-Status kernel_failure(const char *symbol, int code) {
-    std::string msg = std::string("kernel ") + symbol + " failed with Halide error " +
-                      std::to_string(code);
+Status halide_failure(const std::string &what, int code) {
+    std::string msg = what + " failed with Halide error " + std::to_string(code);
     const std::string halide_message = take_halide_message();
     if (!halide_message.empty()) {
         msg += ": " + halide_message;
     }
     return Status(ErrorCode::internal, msg);
+}
+
+Status kernel_failure(const char *symbol, int code) {
+    return halide_failure(std::string("kernel ") + symbol, code);
 }
 
 }  // namespace lpnorm::rt

@@ -29,7 +29,9 @@ void install_halide_handlers();
 // The Halide runtime's last message on this thread (else on any thread), cleared.
 std::string take_halide_message();
 
-// Turns a kernel's non-zero return code into a Status carrying the runtime's message.
+// Turns a Halide runtime call's non-zero return code into an `internal` Status naming `what`
+// and carrying the runtime's message; kernel_failure for a kernel's own return code.
+Status halide_failure(const std::string &what, int code);
 Status kernel_failure(const char *symbol, int code);
 
 }  // namespace lpnorm::rt

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <climits>
 
+#include "gpu.h"
 #include "testing.h"
 
 namespace lpnorm::rt {
@@ -26,10 +27,12 @@ thread_local int64_t t_kernel_calls = 0;
 
 }  // namespace
 
-SplitLimits current_split_limits() {
-    return SplitLimits{g_index.load(std::memory_order_relaxed),
+SplitLimits current_split_limits(Backend backend) {
+    SplitLimits limits{g_index.load(std::memory_order_relaxed),
                        g_chunk.load(std::memory_order_relaxed),
                        g_accumulators.load(std::memory_order_relaxed)};
+    if (is_gpu(backend)) limits.chunk = limits.index;
+    return limits;
 }
 
 Tensor slice_axis(const Tensor &t, int axis, int64_t start, int64_t length) {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "lpnorm/tensor.h"
+#include "lpnorm/lpnorm.h"
 
 namespace lpnorm::rt {
 
@@ -15,7 +15,9 @@ struct SplitLimits {
     int64_t accumulators;  // most partial sums a split reduction holds at once (2^22)
 };
 
-SplitLimits current_split_limits();
+// The limits of a call on `backend`. GPU kernels keep no per-call row temporaries, so on a GPU
+// backend only what they cannot index splits (chunk = index).
+SplitLimits current_split_limits(Backend backend);
 
 // Elements [start, start + length) of `t` along `axis`.
 Tensor slice_axis(const Tensor &t, int axis, int64_t start, int64_t length);

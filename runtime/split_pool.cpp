@@ -53,21 +53,16 @@ Status call_kernel(const Tensor &input, const Tensor &output, const PoolCall &ca
     note_kernel_call();
     BufferView in_buf(input.data, input.dtype, dims, in_extent, in_stride);
     BufferView out_buf(output.data, output.dtype, dims, out_extent, out_stride);
-    const bool gpu = is_gpu(call.backend);
-    GpuBinding in_binding(in_buf.get(), call.memory, false);
-    GpuBinding out_binding(out_buf.get(), call.memory, true);
-    if (gpu) {
-        Status s = in_binding.attach(call.backend);
-        if (s.ok()) s = out_binding.attach(call.backend);
-        if (!s.ok()) return s;
-    }
+    KernelBuffers buffers(is_gpu(call.backend), call.memory, in_buf.get(), out_buf.get());
+    const Status attached = buffers.attach();
+    if (!attached.ok()) return attached;
     const int code = call.kernel->fn(
         in_buf.get(), call.p_kind, call.p, call.signed_pow, call.rescale, window[0][0],
         window[0][1], window[0][2], window[1][0], window[1][1], window[1][2], window[2][0],
         window[2][1], window[2][2], window[3][0], window[3][1], window[3][2], window[4][0],
         window[4][1], window[4][2], out_buf.get());
     if (code != 0) return kernel_failure(call.kernel->symbol, code);
-    return gpu ? out_binding.finish() : Status::Ok();
+    return buffers.finish();
 }
 
 Status run(const Tensor &in, const Tensor &out, const PoolCall &call, const SplitLimits &limits);
@@ -101,13 +96,7 @@ Status run(const Tensor &in, const Tensor &out, const PoolCall &call, const Spli
     if (axis < 0) {
         return call_kernel(in, out, call);
     }
-    if (is_gpu(call.backend)) {
-        return Status(ErrorCode::too_large,
-                      "input.shape[" + std::to_string(axis) + "] = " + std::to_string(in.shape[axis]) +
-                          " (stride " + std::to_string(in.strides[axis]) + ") is beyond what backend " +
-                          backend_name(call.backend) +
-                          " indexes in one kernel call (2^31 - 1): use the cpu backend");
-    }
+    if (is_gpu(call.backend)) return refuse_gpu_split(call.backend, in, axis);
     if (axis < 2) {  // N or C: independent slices
         const int64_t extent = in.shape[axis];
         const int64_t step = extent > limits.index ? limits.chunk : 1;
@@ -148,12 +137,7 @@ Status run(const Tensor &in, const Tensor &out, const PoolCall &call, const Spli
 
 Status run_pool(const Tensor &input, const Tensor &output, const PoolCall &call) {
     reset_kernel_calls();
-    SplitLimits limits = current_split_limits();
-    if (is_gpu(call.backend)) {
-        // GPU kernels keep no per-call row temporaries: only what they cannot index splits.
-        limits.chunk = limits.index;
-    }
-    return run(input, output, call, limits);
+    return run(input, output, call, current_split_limits(call.backend));
 }
 
 }  // namespace lpnorm::rt

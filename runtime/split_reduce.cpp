@@ -118,22 +118,16 @@ Status call_kernel(const Tensor &in, const OutView &out, bool partial, const Job
     note_kernel_call();
     BufferView in_buf(in.data, in.dtype, c.in_dims, c.in_extent, c.in_stride);
     BufferView out_buf(out.data, out.dtype, c.out_dims, c.out_extent, c.out_stride);
-    GpuBinding in_binding(in_buf.get(), job.call.memory, false);
-    GpuBinding out_binding(out_buf.get(), job.call.memory, true);
-    if (gpu) {
-        s = in_binding.attach(job.call.backend);
-        if (s.ok()) s = out_binding.attach(job.call.backend);
-        if (!s.ok()) return s;
-    }
+    KernelBuffers buffers(gpu, job.call.memory, in_buf.get(), out_buf.get());
+    s = buffers.attach();
+    if (!s.ok()) return s;
     const int code =
         kernel->fn(in_buf.get(), int32_t(c.reduce_mask), job.call.p_kind, job.call.p, out_buf.get());
     if (code != 0) {
         return kernel_failure(kernel->symbol, code);
     }
-    if (gpu) {
-        s = out_binding.finish();
-        if (!s.ok()) return s;
-    }
+    s = buffers.finish();
+    if (!s.ok()) return s;
     if (!partial) set_last_pattern(int(c.pattern));
     return Status::Ok();
 }
@@ -228,13 +222,7 @@ Status run(const Tensor &in, const OutView &out, bool partial, const Job &job) {
     if (axis < 0) {
         return call_kernel(in, out, partial, job);
     }
-    if (is_gpu(job.call.backend)) {
-        return Status(ErrorCode::too_large,
-                      "input.shape[" + std::to_string(axis) + "] = " + std::to_string(in.shape[axis]) +
-                          " (stride " + std::to_string(in.strides[axis]) + ") is beyond what backend " +
-                          backend_name(job.call.backend) +
-                          " indexes in one kernel call (2^31 - 1): use the cpu backend");
-    }
+    if (is_gpu(job.call.backend)) return refuse_gpu_split(job.call.backend, in, axis);
     if (!is_reduced(job.call.reduced, axis)) {
         const int64_t extent = in.shape[axis];
         const bool long_axis = extent > job.limits.chunk && in.strides[axis] <= job.limits.index &&
@@ -280,12 +268,8 @@ Status run_reduction(const Tensor &input, void *output, const int64_t *out_strid
     ReduceCall merged_call = call;
     merge_axes(input, call.reduced, out_strides, &merged, &merged_call.reduced,
                merged_out_strides);
-    Job job{merged_call, current_split_limits()};
-    if (is_gpu(call.backend)) {
-        // GPU kernels keep no per-call row temporaries: only what they cannot index splits.
-        job.limits.chunk = job.limits.index;
-    }
-    return run(merged, OutView{output, input.dtype, merged_out_strides}, /*partial=*/false, job);
+    return run(merged, OutView{output, input.dtype, merged_out_strides}, /*partial=*/false,
+               Job{merged_call, current_split_limits(call.backend)});
 }
 
 }  // namespace lpnorm::rt

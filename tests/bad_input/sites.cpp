@@ -32,16 +32,14 @@ const std::vector<Site> &sites() {
         {"reduce.shape_negative", "runtime/reduce.cpp", " is negative", nullptr},
         // runtime/split_reduce.cpp, runtime/canonicalize.cpp, runtime/halide_glue.cpp
         {"reduce.no_kernel", "runtime/split_reduce.cpp", " kernel for dtype ", nullptr},
-        {"reduce.gpu_split", "runtime/split_reduce.cpp", " indexes in one kernel call (2^31 - 1): use the cpu backend",
-         "a GPU call on a tensor beyond 32-bit indexing: 2^31 elements of device or host memory "
-         "copied to a GPU; the CPU split paths are tested instead"},
         {"reduce.accumulators", "runtime/split_reduce.cpp", " accumulators do not fit in memory",
          "an allocation failure of at most 64 MiB (split_limits.cpp bounds the accumulators)"},
         {"canonicalize.32bit", "runtime/canonicalize.cpp", ", beyond the 2^31-1 the kernels index",
          "split_reduce.cpp cuts every dim and stride to 32 bits before canonicalising: a "
          "library bug; test_split_reduce.cpp and test_huge_tensors.cpp cover the split"},
         {"halide.kernel_failure", "runtime/halide_glue.cpp", " failed with Halide error ",
-         "a kernel's own failure after validation (a library bug): no input is meant to reach it"},
+         "a kernel's own failure after validation (a library bug), or the Halide runtime failing "
+         "to wrap, copy or sync device memory (a driver error): no input is meant to reach it"},
         // runtime/pool.cpp
         {"pool.dtype", "runtime/pool.cpp", " is not pooled: use float32, float64, float16 or bfloat16", nullptr},
         {"pool.no_kernel", "runtime/pool.cpp", "-D pooling kernel for dtype ", nullptr},
@@ -49,12 +47,11 @@ const std::vector<Site> &sites() {
         {"pool.window_stride", "runtime/split_pool.cpp", " rows along it is beyond what one kernel call indexes",
          "needs an input spanning 2^31 elements; PoolSplit.WindowAcrossAnUnindexableStrideIsNamed "
          "reaches it with lowered split limits"},
-        {"pool.gpu_split", "runtime/split_pool.cpp", " indexes in one kernel call (2^31 - 1): use the cpu backend",
-         "a GPU call on a tensor beyond 32-bit indexing (as reduce.gpu_split)"},
-        // runtime/gpu.cpp: halide_failure, halide_dims, backend_usable, choose_backend,
-        // set_backend, gpu_context.
-        {"gpu.halide_failure", "runtime/gpu.cpp", " failed with Halide error ",
-         "the Halide runtime failing to wrap, copy or sync device memory: a driver error"},
+        // runtime/gpu.cpp: refuse_gpu_split, host_input_for, halide_dims, backend_usable,
+        // choose_backend, set_backend, gpu_context.
+        {"gpu.split", "runtime/gpu.cpp", " indexes in one kernel call (2^31 - 1): use the cpu backend",
+         "needs a usable OpenCL device: test_gpu.cpp (OpenClMemory.TensorsBeyondOneCallAreRefused) "
+         "reaches it with lowered split limits"},
         {"gpu.dense_copy", "runtime/gpu.cpp", " does not fit in memory",
          "an allocation failure copying a reversed host tensor for a GPU backend"},
         {"gpu.copy_32bit", "runtime/gpu.cpp", " beyond what GPU copies index (2^31 - 1)",
@@ -69,11 +66,14 @@ const std::vector<Site> &sites() {
         {"gpu.opencl_negative", "runtime/gpu.cpp", " is negative: an OpenCL buffer starts at element (0, ..., 0)",
          "needs a usable OpenCL device: test_gpu.cpp (OpenClMemory.NegativeStridesAreRefusedByName)"},
         {"gpu.backend_value", "runtime/gpu.cpp", " is not a Backend",
-         "set_backend: test_gpu.cpp covers the backend settings"},
+         "set_backend, an entry point outside the table: test_gpu.cpp "
+         "(GpuBackends.BadSettingsAreRefusedByName)"},
         {"gpu.context_null", "runtime/gpu.cpp", "context is null",
-         "gpu_context's out-parameters: test_gpu.cpp covers the backend settings"},
+         "gpu_context, an entry point outside the table: test_gpu.cpp "
+         "(GpuBackends.BadSettingsAreRefusedByName)"},
         {"gpu.context_cpu", "runtime/gpu.cpp", " has no GPU context: use opencl or cuda",
-         "gpu_context(cpu): test_gpu.cpp covers the backend settings"},
+         "gpu_context, an entry point outside the table: test_gpu.cpp "
+         "(GpuBackends.BadSettingsAreRefusedByName)"},
         // runtime/pool_geometry.cpp: check_per_dim, check_attributes, resolve_axis.
         {"geometry.per_dim_count", "runtime/pool_geometry.cpp", " (1 per spatial dim)", nullptr},
         {"geometry.per_dim_min", "runtime/pool_geometry.cpp", " must be >= 1", nullptr},
