@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lpnorm/lpnorm.h"
+#include "testing.h"
 
 #if LPNORM_TEST_OPENCL
 #define CL_TARGET_OPENCL_VERSION 120
@@ -72,10 +73,33 @@ TEST(GpuBackends, AnUnusableBackendIsRefusedByName) {
     }
 }
 
+TEST(GpuBackends, BadSettingsAreRefusedByName) {
+    ScopedBackend restore;
+    const Backend before = backend_override();
+    Status s = set_backend(Backend(9));
+    EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(s.message().find("backend = 9 is not a Backend"), std::string::npos) << s.message();
+    EXPECT_EQ(backend_override(), before);
+
+    int canary = 0;
+    void *context = &canary, *queue = &canary;
+    s = gpu_context(Backend::opencl, nullptr, &queue);
+    EXPECT_EQ(s.code(), ErrorCode::null_pointer);
+    EXPECT_NE(s.message().find("context is null"), std::string::npos) << s.message();
+    s = gpu_context(Backend::cuda, &context, nullptr);
+    EXPECT_EQ(s.code(), ErrorCode::null_pointer);
+    EXPECT_NE(s.message().find("queue is null"), std::string::npos) << s.message();
+    s = gpu_context(Backend::cpu, &context, &queue);
+    EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(s.message().find("backend = cpu has no GPU context"), std::string::npos) << s.message();
+    EXPECT_EQ(context, &canary);  // nothing written
+    EXPECT_EQ(queue, &canary);
+}
+
 TEST(GpuBackends, DeviceMemoryOnAnotherBackendIsRefused) {
     ScopedBackend restore;
     ASSERT_TRUE(set_backend(Backend::cpu).ok());
-    float x[4] = {1, 2, 3, 4}, y = 0;
+    float x[4] = {1, 2, 3, 4}, y = -1;
     Tensor in = Tensor::contiguous(x, DType::float32, {4});
     Tensor out = Tensor::contiguous(&y, DType::float32, std::vector<int64_t>{});
     in.memory = out.memory = Memory::cuda;
@@ -87,7 +111,7 @@ TEST(GpuBackends, DeviceMemoryOnAnotherBackendIsRefused) {
     s = reduce(in, out, params);
     EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
     EXPECT_NE(s.message().find("output.memory = host"), std::string::npos) << s.message();
-    EXPECT_EQ(y, 0.0f);
+    EXPECT_EQ(y, -1.0f);  // nothing written
 }
 
 #if LPNORM_TEST_OPENCL
@@ -197,12 +221,46 @@ TEST_F(OpenClMemory, EmptyAxesIdentityCopiesOnTheDevice) {
 TEST_F(OpenClMemory, NegativeStridesAreRefusedByName) {
     ClBuffer in_mem(context_, queue_, 4 * sizeof(float));
     ClBuffer out_mem(context_, queue_, sizeof(float));
+    const float canary = -7;
+    out_mem.write(&canary, sizeof(canary));
     Tensor in = Tensor::strided(in_mem.handle(), DType::float32, {4}, {-1});
     Tensor out = Tensor::contiguous(out_mem.handle(), DType::float32, std::vector<int64_t>{});
     in.memory = out.memory = Memory::opencl;
     const Status s = reduce(in, out, ReduceParams{});
     EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
     EXPECT_NE(s.message().find("input.strides[0] = -1"), std::string::npos) << s.message();
+    float y = 0;
+    out_mem.read(&y, sizeof(y));
+    EXPECT_EQ(y, canary);  // nothing written
+}
+
+// A tensor a GPU kernel cannot index in one call is refused, not split: here with the split
+// limits lowered to 8 elements, so a 20-element host tensor stands for one beyond 2^31 - 1.
+TEST_F(OpenClMemory, TensorsBeyondOneCallAreRefused) {
+    ScopedBackend restore;
+    ASSERT_TRUE(set_backend(Backend::opencl).ok());
+    testing::set_split_limits(8);
+    std::vector<float> x(20, 1.0f);
+    float y = -1;
+    ReduceParams reduce_params;
+    Status s = reduce(Tensor::contiguous(x.data(), DType::float32, {20}),
+                      Tensor::contiguous(&y, DType::float32, std::vector<int64_t>{}), reduce_params);
+    EXPECT_EQ(s.code(), ErrorCode::too_large);
+    EXPECT_NE(s.message().find("input.shape[0] = 20"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("beyond what backend opencl indexes in one kernel call"),
+              std::string::npos) << s.message();
+    EXPECT_EQ(y, -1.0f);  // nothing written
+    std::vector<float> pooled(10, -1.0f);
+    PoolParams pool_params;
+    pool_params.kernel = {2};
+    pool_params.strides = {2};
+    s = pool(Tensor::contiguous(x.data(), DType::float32, {1, 1, 20}),
+             Tensor::contiguous(pooled.data(), DType::float32, {1, 1, 10}), pool_params);
+    testing::set_split_limits(0);
+    EXPECT_EQ(s.code(), ErrorCode::too_large);
+    EXPECT_NE(s.message().find("beyond what backend opencl indexes in one kernel call"),
+              std::string::npos) << s.message();
+    EXPECT_EQ(pooled, std::vector<float>(10, -1.0f));  // nothing written
 }
 #endif
 
