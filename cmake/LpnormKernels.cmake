@@ -102,21 +102,18 @@ function(_lpnorm_isa_builds out_var isa dtype)
     set(${out_var} ${result} PARENT_SCOPE)
 endfunction()
 
-# _lpnorm_generate_kernel(<object-var> <name> <isa> <dtype> <output-dtype> <generator> [params...])
-# One build step: runs generator <generator> for <isa> with an input of <dtype>, an output of
-# <output-dtype> and the extra generator params, into kernels/<name>.o (and its C header
-# kernels/<name>.h); returns the object file.
-function(_lpnorm_generate_kernel object_var name isa dtype output_dtype generator)
-    if (NOT DEFINED LPNORM_TARGET_${isa})
-        message(FATAL_ERROR "LPNORM_ISAS: unknown ISA '${isa}'")
-    endif ()
-    set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/kernels")
+# _lpnorm_generate(<object-var> <target> <out-dir> <extension> <name> <dtype> <output-dtype>
+#                  <generator> [params...])
+# One build step: runs generator <generator> for the Halide <target> with an input of <dtype>,
+# an output of <output-dtype> and the extra generator params, into <out-dir>/<name><extension>
+# (and its C header <name>.h); returns the object file.
+function(_lpnorm_generate object_var target out_dir extension name dtype output_dtype generator)
     file(MAKE_DIRECTORY "${out_dir}")
-    set(object "${out_dir}/${name}${CMAKE_CXX_OUTPUT_EXTENSION}")
+    set(object "${out_dir}/${name}${extension}")
     add_custom_command(
         OUTPUT "${object}" "${out_dir}/${name}.h"
         COMMAND ${LPNORM_GENERATOR} -g "${generator}" -f "${name}" -o "${out_dir}"
-                -e object,c_header "target=${LPNORM_TARGET_${isa}}-no_runtime"
+                -e object,c_header "target=${target}-no_runtime"
                 "input.type=${dtype}" "output.type=${output_dtype}" ${ARGN}
         DEPENDS ${LPNORM_GENERATOR}
         COMMENT "Generating ${name}"
@@ -124,26 +121,51 @@ function(_lpnorm_generate_kernel object_var name isa dtype output_dtype generato
     set(${object_var} "${object}" PARENT_SCOPE)
 endfunction()
 
-# lpnorm_add_reduce_kernels(<objects-var> <table-var>)
-# Adds a build step per reduction variant; returns the object files and the registry rows.
-# Then the partial kernels (kernel_abi.h, for tensors beyond 32-bit indexing): the patterns of
-# LPNORM_PARTIAL_PATTERNS, outputting the accumulator type.
+# _lpnorm_generate_kernel(<object-var> <name> <isa> <dtype> <output-dtype> <generator> [params...])
+# _lpnorm_generate for the kernel family <isa> (an ISA or GPU backend) into kernels/<name>.o
+# (.obj for D3D12's Windows objects).
+function(_lpnorm_generate_kernel object_var name isa dtype output_dtype generator)
+    if (NOT DEFINED LPNORM_TARGET_${isa})
+        message(FATAL_ERROR "LPNORM_ISAS: unknown ISA '${isa}'")
+    endif ()
+    set(extension "${CMAKE_CXX_OUTPUT_EXTENSION}")
+    if (isa STREQUAL "d3d12")
+        set(extension ".obj")
+    endif ()
+    _lpnorm_generate(object "${LPNORM_TARGET_${isa}}" "${CMAKE_CURRENT_BINARY_DIR}/kernels"
+                     "${extension}" "${name}" "${dtype}" "${output_dtype}" "${generator}" ${ARGN})
+    set(${object_var} "${object}" PARENT_SCOPE)
+endfunction()
+
+# The GPU kernel families: a kernel of theirs gets a LPNORM_GPU_*_KERNEL registry row.
+set(LPNORM_GPU_FAMILIES opencl cuda d3d12)
+
+# lpnorm_add_reduce_kernels(<objects-var> <table-var> [<family>...])
+# Adds a build step per reduction variant of the families (default: LPNORM_ISAS and
+# LPNORM_GPU_BACKENDS); returns the object files and the registry rows. Then the partial
+# kernels of the CPU ISAs (kernel_abi.h, for tensors beyond 32-bit indexing): the patterns of
+# LPNORM_PARTIAL_PATTERNS, outputting the accumulator type. LPNORM_REDUCE_PARAMS_<family> are
+# extra generator params of a family's kernels.
 function(lpnorm_add_reduce_kernels objects_var table_var)
+    set(all_families ${ARGN})
+    if (NOT all_families)
+        set(all_families ${LPNORM_ISAS} ${LPNORM_GPU_BACKENDS})
+    endif ()
     set(objects "")
     set(table "")
     foreach (partial IN ITEMS false true)
         # GPU backends have no partial kernels: they run tensors that fit 32-bit indexing.
+        set(families ${all_families})
         if (partial)
             set(patterns ${LPNORM_PARTIAL_PATTERNS})
             set(prefix "lpnorm_reduce_partial")
-            set(families ${LPNORM_ISAS})
+            list(REMOVE_ITEM families ${LPNORM_GPU_FAMILIES})
         else ()
             set(patterns ${LPNORM_REDUCE_PATTERNS})
             set(prefix "lpnorm_reduce")
-            set(families ${LPNORM_ISAS} ${LPNORM_GPU_BACKENDS})
         endif ()
         foreach (isa IN LISTS families)
-            if (isa IN_LIST LPNORM_GPU_BACKENDS)
+            if (isa IN_LIST LPNORM_GPU_FAMILIES)
                 set(row "LPNORM_GPU_REDUCE_KERNEL")
             elseif (partial)
                 set(row "LPNORM_REDUCE_PARTIAL_KERNEL")
@@ -158,7 +180,7 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
                             continue()
                         endif ()
                         set(out_type "${dtype}")
-                        set(extra "")
+                        set(extra ${LPNORM_REDUCE_PARAMS_${isa}})
                         if (partial)
                             _lpnorm_partial_type(out_type "${reducer}" "${dtype}")
                             set(extra "partial=true")
@@ -197,14 +219,19 @@ function(_lpnorm_partial_type out_var reducer dtype)
     set(${out_var} "${type}" PARENT_SCOPE)
 endfunction()
 
-# lpnorm_add_pool_kernels(<objects-var> <table-var>)
-# Adds a build step per pooling variant; returns the object files and the registry rows.
+# lpnorm_add_pool_kernels(<objects-var> <table-var> [<family>...])
+# Adds a build step per pooling variant of the families (default: LPNORM_ISAS and
+# LPNORM_GPU_BACKENDS); returns the object files and the registry rows.
 function(lpnorm_add_pool_kernels objects_var table_var)
+    set(families ${ARGN})
+    if (NOT families)
+        set(families ${LPNORM_ISAS} ${LPNORM_GPU_BACKENDS})
+    endif ()
     set(objects "")
     set(table "")
-    foreach (isa IN LISTS LPNORM_ISAS LPNORM_GPU_BACKENDS)
+    foreach (isa IN LISTS families)
         set(row "LPNORM_POOL_KERNEL")
-        if (isa IN_LIST LPNORM_GPU_BACKENDS)
+        if (isa IN_LIST LPNORM_GPU_FAMILIES)
             set(row "LPNORM_GPU_POOL_KERNEL")
         endif ()
         foreach (spatial IN LISTS LPNORM_POOL_SPATIAL_RANKS)
@@ -226,16 +253,25 @@ function(lpnorm_add_pool_kernels objects_var table_var)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()
 
-# lpnorm_add_halide_runtime(<object-var>)
-# The one Halide runtime object every kernel calls into.
+# lpnorm_add_halide_runtime(<object-var> [<target> <name> <extension>])
+# The one Halide runtime object every kernel of a library calls into: by default this
+# platform's, kernels/lpnorm_halide_runtime.o for LPNORM_RUNTIME_TARGET.
 function(lpnorm_add_halide_runtime object_var)
-    set(object "${CMAKE_CURRENT_BINARY_DIR}/kernels/lpnorm_halide_runtime${CMAKE_CXX_OUTPUT_EXTENSION}")
+    set(target "${LPNORM_RUNTIME_TARGET}")
+    set(name lpnorm_halide_runtime)
+    set(extension "${CMAKE_CXX_OUTPUT_EXTENSION}")
+    if (ARGC GREATER 1)
+        set(target "${ARGV1}")
+        set(name "${ARGV2}")
+        set(extension "${ARGV3}")
+    endif ()
+    set(object "${CMAKE_CURRENT_BINARY_DIR}/kernels/${name}${extension}")
     add_custom_command(
         OUTPUT "${object}"
-        COMMAND ${LPNORM_GENERATOR} -r lpnorm_halide_runtime -o "${CMAKE_CURRENT_BINARY_DIR}/kernels"
-                -e object "target=${LPNORM_RUNTIME_TARGET}"
+        COMMAND ${LPNORM_GENERATOR} -r "${name}" -o "${CMAKE_CURRENT_BINARY_DIR}/kernels"
+                -e object "target=${target}"
         DEPENDS ${LPNORM_GENERATOR}
-        COMMENT "Generating the Halide runtime"
+        COMMENT "Generating the Halide runtime ${name}"
         VERBATIM)
     set(${object_var} "${object}" PARENT_SCOPE)
 endfunction()

@@ -54,6 +54,29 @@ if (LPNORM_PLATFORM STREQUAL "x86-64-linux")
         float32 float16 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64)
     set(LPNORM_PLATFORM_GPU_BACKENDS opencl cuda)
 endif ()
+# D3D12 compute: Windows kernels, cross-compiled on an x86-64 Linux host into a static library
+# of their own (d3d12/lpnorm_kernels_d3d12.lib, cmake/LpnormD3D12.cmake) for Windows programs;
+# it does not link into this platform's library. Halide's HLSL is shader model 5.1, which has
+# no float64 and no 64-bit integers, so:
+#   - only float32 and float16 kernels are built, and float32 sums accumulate in float32
+#     (generator param float32_sums; the error bound is in README, "D3D12 compute");
+#   - no_asserts: Halide 21's HLSL back end stops with an internal error on an assertion inside
+#     a kernel (the bound checks of per-thread producers, which can never fail and which the
+#     OpenCL back end drops with a warning). The host-side buffer checks go too: the dispatch
+#     layer validates every call before it reaches a kernel.
+set(_lpnorm_default_d3d12 OFF)
+if (LPNORM_PLATFORM STREQUAL "x86-64-linux")
+    set(_lpnorm_default_d3d12 ON)
+endif ()
+option(LPNORM_BUILD_D3D12
+       "Build the Windows D3D12 compute kernels library (x86-64 Linux hosts)" ${_lpnorm_default_d3d12})
+if (LPNORM_BUILD_D3D12 AND NOT LPNORM_PLATFORM STREQUAL "x86-64-linux")
+    message(FATAL_ERROR "LPNORM_BUILD_D3D12: the D3D12 kernels are built on x86-64-linux hosts")
+endif ()
+set(LPNORM_TARGET_d3d12 "x86-64-windows-d3d12compute-no_asserts")
+set(LPNORM_ISA_DTYPES_d3d12 float32 float16)
+set(LPNORM_REDUCE_PARAMS_d3d12 float32_sums=true)
+set(LPNORM_RUNTIME_TARGET_d3d12 "x86-64-windows-d3d12compute")
 # The Halide runtime feature of each GPU backend.
 set(LPNORM_RUNTIME_FEATURES_opencl "opencl-cl_doubles")
 set(LPNORM_RUNTIME_FEATURES_cuda "cuda")

@@ -77,8 +77,9 @@ std::vector<Expr> kind_conditions(Reducer reducer, const Expr &p_kind) {
 
 }  // namespace
 
-Type sum_accumulator_type(const Type &input) {
-    if ((input.is_float() || input.is_bfloat()) && input.bits() == 16) {
+Type sum_accumulator_type(const Type &input, bool float32_sums) {
+    const bool is_float = input.is_float() || input.is_bfloat();
+    if (is_float && (input.bits() == 16 || (float32_sums && input.bits() == 32))) {
         return Float(32);
     }
     return Float(64);
@@ -90,7 +91,9 @@ Type partial_output_type(const Type &input, Reducer reducer) {
 
 ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const RDom &r,
                               const Type &output_type, Reducer reducer, bool partial,
-                              const Expr &p_kind, const Expr &p) {
+                              bool float32_sums, const Expr &p_kind, const Expr &p) {
+    _halide_user_assert(!(partial && float32_sums))
+        << "float32_sums is for whole reductions: partial outputs are float64 accumulators";
     if (partial) {
         _halide_user_assert(output_type == partial_output_type(x.type(), reducer))
             << "a partial reduction of " << x.type() << " outputs "
@@ -107,7 +110,7 @@ ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const
 
     std::vector<Expr> args(vars.begin(), vars.end());
     if (reducer == Reducer::sum) {
-        s.accum_type = sum_accumulator_type(x.type());
+        s.accum_type = sum_accumulator_type(x.type(), float32_sums);
         s.acc(args) = make_zero(s.accum_type);
         // Halide compiles float math with fast-math flags, which may assume no NaN or inf.
         // The term and the root are marked strict so that NaN and inf propagate as IEEE says

@@ -21,18 +21,20 @@ struct ReduceStages {
     Reducer reducer;
 };
 
-// Accumulator of a sum-type reduction: float16/bfloat16 -> float32, everything else -> float64.
-Halide::Type sum_accumulator_type(const Halide::Type &input);
+// Accumulator of a sum-type reduction: float16/bfloat16 -> float32, everything else -> float64;
+// with `float32_sums`, float32 too accumulates in float32 (devices without float64: D3D12's
+// shader model 5.1). Its error bound: README, "D3D12 compute".
+Halide::Type sum_accumulator_type(const Halide::Type &input, bool float32_sums = false);
 
 // Builds acc and out for an element expression `x` (a value of the input type that depends on
 // `vars` and `r`). `p_kind` selects the term and root (see kernel_abi.h); `p` is the real order
-// used by the general-p kind. A `partial` reduction outputs the accumulator itself (the sum of
+// used by the general-p kind. `float32_sums` picks the float32 accumulator (above). A `partial` reduction outputs the accumulator itself (the sum of
 // terms, or the extreme's order key; see partial_output_type) for the runtime to combine
 // across calls and finish: the split of tensors beyond 32-bit indexing.
 ReduceStages define_reduction(const Halide::Expr &x, const std::vector<Halide::Var> &vars,
                               const Halide::RDom &r, const Halide::Type &output_type,
-                              Reducer reducer, bool partial, const Halide::Expr &p_kind,
-                              const Halide::Expr &p);
+                              Reducer reducer, bool partial, bool float32_sums,
+                              const Halide::Expr &p_kind, const Halide::Expr &p);
 
 // The output type of a partial reduction of `input`.
 Halide::Type partial_output_type(const Halide::Type &input, Reducer reducer);

@@ -23,6 +23,8 @@ public:
     GP<Reducer> reducer{"reducer", Reducer::sum, kReducerNames};
     // Output the accumulator instead of the norm (output.type = partial_output_type()).
     GP<bool> partial{"partial", false};
+    // float32 inputs accumulate in float32, for devices without float64 (D3D12 compute).
+    GP<bool> float32_sums{"float32_sums", false};
     // Schedule knobs, with their ranges (schedules/reduce_knobs.def).
 #define LPNORM_KNOB(name, default_value, min, max, scale, meaning) \
     GP<int> name{#name, default_value, min, max};
@@ -84,7 +86,8 @@ protected:
     }
 
     ReduceStages reduce(const Expr &x, const std::vector<Var> &vars, const RDom &r) {
-        return define_reduction(x, vars, r, output.type(), reducer, partial, p_kind, p);
+        return define_reduction(x, vars, r, output.type(), reducer, partial, float32_sums,
+                                p_kind, p);
     }
 
     ReduceStages stages_;

@@ -53,6 +53,8 @@ install_debian_packages() {
     if [ "$job" = test ]; then
         # OpenCL on the CPU (PoCL) with the ICD loader and headers: the OpenCL backend's tests.
         wanted+=(pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers)
+        # glslang's HLSL front end: the D3D12 kernels' HLSL is compiled by d3d12_hlsl_compiles.
+        wanted+=(glslang-tools)
     fi
     if [ "$job" = test ] || [ "$job" = arm ] || [ "$job" = android ]; then
         # ARM64 cross compiler, its C/C++ runtime, cross binutils (the codegen check) and the

@@ -291,7 +291,8 @@ Result reduce(const Tensor &input, const ReduceParams &params) {
 // ---- Tolerance -----------------------------------------------------------------------------
 //
 // The kernels accumulate float16/bfloat16 in float32 and every other dtype in float64
-// (integer L1 may use int64, which is exact where float64 is and so within the same bound).
+// (integer L1 may use int64, which is exact where float64 is and so within the same bound);
+// with `float32_sums` (the D3D12 kernels) float32 too accumulates in float32.
 // Let u be the accumulator's unit roundoff (2^-24 or 2^-53) and gamma_k = k*u / (1 - k*u).
 //
 // 1. Input conversion: exact, except int64/uint64 beyond 2^53, which round once (u); raised to
@@ -319,19 +320,20 @@ Result reduce(const Tensor &input, const ReduceParams &params) {
 // p = 3 keeps only the root's error (pow(27, 1/3) may be 2.9999999999999996).
 // p = +-inf, p = 0 and the identity/elementwise copies are exact (max/min of exact values,
 // a count), except the int64/uint64 conversion of step 1 for max/min.
-Range allowed_range(DType dtype, double p, const Value &expected) {
+Range allowed_range(DType dtype, double p, const Value &expected, bool float32_sums) {
     Range r;
     const ld v = expected.value;
     if (std::isnan(v)) {
         r.nan = true;
         return r;
     }
-    const bool half_acc = dtype == DType::float16 || dtype == DType::bfloat16;
-    const ld u = half_acc ? std::ldexp(1.0L, -24) : std::ldexp(1.0L, -53);
+    const bool float32_acc = dtype == DType::float16 || dtype == DType::bfloat16 ||
+                          (float32_sums && dtype == DType::float32);
+    const ld u = float32_acc ? std::ldexp(1.0L, -24) : std::ldexp(1.0L, -53);
     const bool integer = !floating(dtype);
     const ld two53 = std::ldexp(1.0L, 53);
     auto acc_representable = [&](ld x) {
-        return half_acc ? static_cast<ld>(static_cast<float>(x)) == x
+        return float32_acc ? static_cast<ld>(static_cast<float>(x)) == x
                         : static_cast<ld>(static_cast<double>(x)) == x;
     };
 
@@ -374,8 +376,8 @@ Range allowed_range(DType dtype, double p, const Value &expected) {
     return r;
 }
 
-bool matches(DType dtype, double p, const Value &expected, long double got) {
-    const Range r = allowed_range(dtype, p, expected);
+bool matches(DType dtype, double p, const Value &expected, long double got, bool float32_sums) {
+    const Range r = allowed_range(dtype, p, expected, float32_sums);
     if (r.nan) return std::isnan(got);
     return !std::isnan(got) && got >= r.lo && got <= r.hi;
 }

@@ -67,9 +67,11 @@ struct Range {
     long double lo = 0, hi = 0;
     bool nan = false;
 };
-Range allowed_range(DType dtype, double p, const Value &expected);
+// `float32_sums`: float32 accumulates in float32 too (the D3D12 kernels).
+Range allowed_range(DType dtype, double p, const Value &expected, bool float32_sums = false);
 
 // True when `got` (an output element read with load()) is in allowed_range().
-bool matches(DType dtype, double p, const Value &expected, long double got);
+bool matches(DType dtype, double p, const Value &expected, long double got,
+             bool float32_sums = false);
 
 }  // namespace lpnorm::ref
