@@ -29,6 +29,11 @@ lpnorm::Status to_tensor(const lpnorm_tensor *t, const char *name, lpnorm::Tenso
                               std::string(name) + ".dtype = " + std::to_string(t->dtype) +
                                   " is not an lpnorm_dtype");
     }
+    if (t->memory < 0 || t->memory > static_cast<int32_t>(lpnorm::Memory::opencl)) {
+        return lpnorm::Status(ErrorCode::invalid_argument,
+                              std::string(name) + ".memory = " + std::to_string(t->memory) +
+                                  " is not an lpnorm_memory");
+    }
     if (t->rank > 0 && t->shape == nullptr) {
         return lpnorm::Status(ErrorCode::null_pointer, std::string(name) + ".shape is null for rank " +
                                                            std::to_string(t->rank));
@@ -39,6 +44,17 @@ lpnorm::Status to_tensor(const lpnorm_tensor *t, const char *name, lpnorm::Tenso
         for (int i = 0; i < t->rank; i++) {
             out->strides[i] = t->strides[i];
         }
+    }
+    out->memory = static_cast<lpnorm::Memory>(t->memory);
+    return lpnorm::Status::Ok();
+}
+
+// A backend name of the C ABI.
+lpnorm::Status to_backend(const char *name, lpnorm::Backend *out) {
+    if (!lpnorm::parse_backend(name, out)) {
+        return lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
+                              std::string("backend = ") + (name ? name : "(null)") +
+                                  " is not one of auto_select, cpu, opencl, cuda");
     }
     return lpnorm::Status::Ok();
 }
@@ -181,6 +197,18 @@ int lpnorm_set_isa(const char *isa) {
 const char *lpnorm_active_isa(void) { return lpnorm::isa_name(lpnorm::active_isa()); }
 
 void lpnorm_set_num_threads(int32_t num_threads) { lpnorm::set_num_threads(num_threads); }
+
+int lpnorm_set_backend(const char *backend) {
+    lpnorm::Backend parsed;
+    lpnorm::Status s = to_backend(backend, &parsed);
+    return record(s.ok() ? lpnorm::set_backend(parsed) : s);
+}
+
+int lpnorm_gpu_context(const char *backend, void **context, void **queue) {
+    lpnorm::Backend parsed;
+    lpnorm::Status s = to_backend(backend, &parsed);
+    return record(s.ok() ? lpnorm::gpu_context(parsed, context, queue) : s);
+}
 
 const char *lpnorm_version(void) { return lpnorm::version(); }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lpnorm/lpnorm.h"
+#include "lpnorm/lpnorm_c.h"
 #include "testing.h"
 
 #if LPNORM_TEST_OPENCL
@@ -177,6 +178,45 @@ TEST_F(OpenClMemory, ReducesAClMemInPlaceWithoutTheOverride) {
         // One float32 rounding of a float64 result.
         EXPECT_NEAR(y[r], std::sqrt(sum), std::sqrt(sum) * 0x1p-24) << "row " << r;
     }
+}
+
+// The C ABI: a cl_mem from lpnorm_gpu_context's context, passed as LPNORM_MEMORY_OPENCL.
+TEST_F(OpenClMemory, TheCAbiReducesAClMemInPlace) {
+    void *context = nullptr, *queue = nullptr;
+    ASSERT_EQ(lpnorm_gpu_context("opencl", &context, &queue), LPNORM_OK) << lpnorm_last_error();
+    EXPECT_EQ(context, static_cast<void *>(context_));
+    const float x[6] = {3, -4, 0, 5, 12, 0};  // [2, 3], L2 over axis 1: 5 and 13
+    ClBuffer in_mem(context_, queue_, sizeof(x));
+    ClBuffer out_mem(context_, queue_, 2 * sizeof(float));
+    in_mem.write(x, sizeof(x));
+    const int64_t in_shape[2] = {2, 3}, out_shape[1] = {2}, axes[1] = {1};
+    const lpnorm_tensor in = {in_mem.handle(), LPNORM_FLOAT32, 2, in_shape, nullptr,
+                              LPNORM_MEMORY_OPENCL};
+    const lpnorm_tensor out = {out_mem.handle(), LPNORM_FLOAT32, 1, out_shape, nullptr,
+                               LPNORM_MEMORY_OPENCL};
+    ASSERT_EQ(lpnorm_reduce(&in, &out, axes, 1, 2.0, 0, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK)
+        << lpnorm_last_error();
+    float y[2];
+    out_mem.read(y, sizeof(y));
+    EXPECT_EQ(y[0], 5.0f);
+    EXPECT_EQ(y[1], 13.0f);
+}
+
+// lpnorm_set_backend sends host tensors to OpenCL and back; "auto_select" undoes it.
+TEST_F(OpenClMemory, TheCAbiSetsTheBackend) {
+    ScopedBackend restore;
+    ASSERT_EQ(lpnorm_set_backend("opencl"), LPNORM_OK) << lpnorm_last_error();
+    EXPECT_EQ(backend_override(), Backend::opencl);
+    const float x[4] = {1, -2, 2, 0};
+    float y = -1;
+    const int64_t shape[1] = {4}, axes[1] = {0};
+    const lpnorm_tensor in = {const_cast<float *>(x), LPNORM_FLOAT32, 1, shape, nullptr};
+    const lpnorm_tensor out = {&y, LPNORM_FLOAT32, 0, nullptr, nullptr};
+    ASSERT_EQ(lpnorm_reduce(&in, &out, axes, 1, 2.0, 0, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK)
+        << lpnorm_last_error();
+    EXPECT_EQ(y, 3.0f);
+    ASSERT_EQ(lpnorm_set_backend("auto_select"), LPNORM_OK) << lpnorm_last_error();
+    EXPECT_EQ(backend_override(), Backend::auto_select);
 }
 
 TEST_F(OpenClMemory, PoolsAClMemInPlace) {

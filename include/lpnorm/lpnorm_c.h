@@ -42,13 +42,22 @@ typedef enum lpnorm_empty_axes {
     LPNORM_EMPTY_AXES_ELEMENTWISE = 2
 } lpnorm_empty_axes;
 
-/* A view of caller memory. `strides` (in elements) may be NULL for dense row-major. */
+/* Where a tensor's elements live ("Backends and device memory" in lpnorm.h). */
+typedef enum lpnorm_memory {
+    LPNORM_MEMORY_HOST = 0,  /* `data` is a CPU pointer */
+    LPNORM_MEMORY_CUDA = 1,  /* a CUdeviceptr (cast to void *) in lpnorm's CUDA context */
+    LPNORM_MEMORY_OPENCL = 2 /* a cl_mem of lpnorm's OpenCL context */
+} lpnorm_memory;
+
+/* A view of caller memory. `strides` (in elements) may be NULL for dense row-major. A tensor
+ * initialised without `memory` ({data, dtype, rank, shape, strides}) is in host memory. */
 typedef struct lpnorm_tensor {
     void *data;
     int32_t dtype; /* an lpnorm_dtype */
     int32_t rank;
     const int64_t *shape;
     const int64_t *strides;
+    int32_t memory; /* an lpnorm_memory */
 } lpnorm_tensor;
 
 /* y = (sum over axes of |x|^p)^(1/p); see lpnorm.h for the full contract. */
@@ -102,6 +111,13 @@ const char *lpnorm_last_error(void);
 int lpnorm_set_isa(const char *isa);
 const char *lpnorm_active_isa(void);
 void lpnorm_set_num_threads(int32_t num_threads);
+
+/* "auto_select" (run where the tensors live), "cpu", "opencl" or "cuda" (host tensors are copied
+ * in and out): lpnorm::set_backend. Fails when the backend is not compiled or not usable here. */
+int lpnorm_set_backend(const char *backend);
+/* The context (and OpenCL command queue; NULL for CUDA) lpnorm's GPU kernels run in, for
+ * allocating LPNORM_MEMORY_CUDA and LPNORM_MEMORY_OPENCL tensors: lpnorm::gpu_context. */
+int lpnorm_gpu_context(const char *backend, void **context, void **queue);
 const char *lpnorm_version(void);
 
 #ifdef __cplusplus

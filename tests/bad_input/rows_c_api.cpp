@@ -58,6 +58,11 @@ void add_reduce_rows(std::vector<Row> *rows) {
     add("c.tensor_dtype", "output dtype code 99",
         [](Buffers &b) { auto i = c_in(b); auto o = c_reduced(b); o.dtype = 99; return of_c(reduce3(&i, &o)); },
         kInvalid, {"output.dtype = 99"});
+    for (int memory : {3, -1}) {
+        add("c.tensor_memory", "input memory code " + std::to_string(memory),
+            [memory](Buffers &b) { auto i = c_in(b); i.memory = memory; auto o = c_reduced(b); return of_c(reduce3(&i, &o)); },
+            kInvalid, {"input.memory = " + std::to_string(memory), "lpnorm_memory"});
+    }
     add("c.tensor_shape_null", "input shape null",
         [](Buffers &b) { auto i = c_in(b); i.shape = nullptr; auto o = c_reduced(b); return of_c(reduce3(&i, &o)); },
         kNull, {"input.shape is null", "rank 4"});
@@ -323,6 +328,23 @@ void add_set_isa_rows(std::vector<Row> *rows) {
     }
 }
 
+void add_backend_rows(std::vector<Row> *rows) {
+    for (const char *name : {"d3d12", "OpenCL", "", "cuda "}) {
+        const std::string n = name;
+        rows->push_back({"lpnorm_set_backend", "c.backend_name", "backend \"" + n + "\"",
+                         [n](Buffers &) { return of_c(lpnorm_set_backend(n.c_str())); }, kInvalid,
+                         {"backend = " + n + " is not one of"}});
+    }
+    rows->push_back({"lpnorm_set_backend", "c.backend_name", "backend null",
+                     [](Buffers &) { return of_c(lpnorm_set_backend(nullptr)); }, kInvalid, {"backend = (null)"}});
+    rows->push_back({"lpnorm_gpu_context", "c.backend_name", "backend \"metal\"",
+                     [](Buffers &) {
+                         void *context = nullptr, *queue = nullptr;
+                         return of_c(lpnorm_gpu_context("metal", &context, &queue));
+                     },
+                     kInvalid, {"backend = metal is not one of"}});
+}
+
 }  // namespace
 
 void add_c_api_rows(std::vector<Row> *rows) {
@@ -331,6 +353,7 @@ void add_c_api_rows(std::vector<Row> *rows) {
     add_pool_rows(rows);
     add_pool_output_shape_rows(rows);
     add_set_isa_rows(rows);
+    add_backend_rows(rows);
 }
 
 }  // namespace lpnorm::test::bad_input

@@ -101,6 +101,7 @@ const std::vector<Site> &sites() {
         {"c.tensor_null", "runtime/c_api.cpp", " is null", nullptr},
         {"c.tensor_rank", "runtime/c_api.cpp", " is outside [0, ", nullptr},
         {"c.tensor_dtype", "runtime/c_api.cpp", " is not an lpnorm_dtype", nullptr},
+        {"c.tensor_memory", "runtime/c_api.cpp", " is not an lpnorm_memory", nullptr},
         {"c.tensor_shape_null", "runtime/c_api.cpp", ".shape is null for rank ", nullptr},
         {"c.query_rank", "runtime/c_api.cpp", " is outside [0, 8]", nullptr},
         {"c.query_null", "runtime/c_api.cpp", "shape, out_rank and out_shape must not be null", nullptr},
@@ -112,6 +113,7 @@ const std::vector<Site> &sites() {
         {"c.shape_axes_null", "runtime/c_api.cpp", "axes is null but num_axes = ", nullptr},
         {"c.shape_num_axes", "runtime/c_api.cpp", " is negative", nullptr},
         {"c.isa_name", "runtime/c_api.cpp", " is not one of auto, sse41, avx2, avx512, neon, neon_fp16", nullptr},
+        {"c.backend_name", "runtime/c_api.cpp", " is not one of auto_select, cpu, opencl, cuda", nullptr},
         // include/lpnorm/onnx.h: to_params (ReduceL1/L2), then the LpPool/GlobalLpPool checks.
         {"onnx.reduce_opset", "include/lpnorm/onnx.h", " is not an ONNX opset (>= 1)", nullptr},
         {"onnx.keepdims", "include/lpnorm/onnx.h", " must be 0 or 1 for ", nullptr},
