@@ -102,38 +102,30 @@ function(_lpnorm_isa_builds out_var isa dtype)
     set(${out_var} ${result} PARENT_SCOPE)
 endfunction()
 
-# _lpnorm_generate(<object-var> <target> <out-dir> <extension> <name> <dtype> <output-dtype>
-#                  <generator> [params...])
-# One build step: runs generator <generator> for the Halide <target> with an input of <dtype>,
-# an output of <output-dtype> and the extra generator params, into <out-dir>/<name><extension>
-# (and its C header <name>.h); returns the object file.
-function(_lpnorm_generate object_var target out_dir extension name dtype output_dtype generator)
-    file(MAKE_DIRECTORY "${out_dir}")
-    set(object "${out_dir}/${name}${extension}")
-    add_custom_command(
-        OUTPUT "${object}" "${out_dir}/${name}.h"
-        COMMAND ${LPNORM_GENERATOR} -g "${generator}" -f "${name}" -o "${out_dir}"
-                -e object,c_header "target=${target}-no_runtime"
-                "input.type=${dtype}" "output.type=${output_dtype}" ${ARGN}
-        DEPENDS ${LPNORM_GENERATOR}
-        COMMENT "Generating ${name}"
-        VERBATIM)
-    set(${object_var} "${object}" PARENT_SCOPE)
-endfunction()
-
 # _lpnorm_generate_kernel(<object-var> <name> <isa> <dtype> <output-dtype> <generator> [params...])
-# _lpnorm_generate for the kernel family <isa> (an ISA or GPU backend) into kernels/<name>.o
-# (.obj for D3D12's Windows objects).
+# One build step: runs generator <generator> for the kernel family <isa> (an ISA or GPU backend)
+# with an input of <dtype>, an output of <output-dtype> and the extra generator params, into
+# kernels/<name>.o (.obj for D3D12's Windows objects) and its C header kernels/<name>.h;
+# returns the object file.
 function(_lpnorm_generate_kernel object_var name isa dtype output_dtype generator)
     if (NOT DEFINED LPNORM_TARGET_${isa})
         message(FATAL_ERROR "LPNORM_ISAS: unknown ISA '${isa}'")
     endif ()
+    set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/kernels")
+    file(MAKE_DIRECTORY "${out_dir}")
     set(extension "${CMAKE_CXX_OUTPUT_EXTENSION}")
     if (isa STREQUAL "d3d12")
         set(extension ".obj")
     endif ()
-    _lpnorm_generate(object "${LPNORM_TARGET_${isa}}" "${CMAKE_CURRENT_BINARY_DIR}/kernels"
-                     "${extension}" "${name}" "${dtype}" "${output_dtype}" "${generator}" ${ARGN})
+    set(object "${out_dir}/${name}${extension}")
+    add_custom_command(
+        OUTPUT "${object}" "${out_dir}/${name}.h"
+        COMMAND ${LPNORM_GENERATOR} -g "${generator}" -f "${name}" -o "${out_dir}"
+                -e object,c_header "target=${LPNORM_TARGET_${isa}}-no_runtime"
+                "input.type=${dtype}" "output.type=${output_dtype}" ${ARGN}
+        DEPENDS ${LPNORM_GENERATOR}
+        COMMENT "Generating ${name}"
+        VERBATIM)
     set(${object_var} "${object}" PARENT_SCOPE)
 endfunction()
 
