@@ -27,6 +27,17 @@ function(lpnorm_add_d3d12_library)
 
     set(headers ${reduce_objects} ${pool_objects})
     list(TRANSFORM headers REPLACE "\\.obj$" ".h")
+    # The kernels' headers include HalideRuntime.h; HalideRuntimeD3D12Compute.h wraps an
+    # ID3D12Resource in a halide_buffer_t without a copy.
+    get_target_property(halide_include_dirs Halide::Runtime INTERFACE_INCLUDE_DIRECTORIES)
+    string(REGEX REPLACE "\\$<BUILD_INTERFACE:([^>]*)>" "\\1" halide_include_dirs
+           "${halide_include_dirs}")
+    foreach (header IN ITEMS HalideRuntime.h HalideRuntimeD3D12Compute.h)
+        find_file(found NAMES ${header} PATHS ${halide_include_dirs} NO_DEFAULT_PATH NO_CACHE
+                  REQUIRED)
+        list(APPEND headers "${found}")
+        unset(found)
+    endforeach ()
     install(FILES "${library}" DESTINATION "${CMAKE_INSTALL_LIBDIR}/windows-d3d12")
     install(FILES ${headers} "${out_dir}/lpnorm_d3d12_kernel_table.inc"
             DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/lpnorm/d3d12")
