@@ -105,20 +105,9 @@ int sum_kind(double p) {
     return lpnorm::abi::kLp;
 }
 
-bool opencl_usable(std::string *why) {
-    for (const BackendStatus &b : backends()) {
-        if (b.backend == Backend::opencl) {
-            *why = b.detail;
-            return b.usable;
-        }
-    }
-    *why = "not compiled";
-    return false;
-}
-
 TEST(Float32Sums, EveryPatternWithinTheFloat32Bound) {
-    std::string why;
-    if (!opencl_usable(&why)) GTEST_SKIP() << "OpenCL not usable here: " << why;
+    const BackendStatus opencl = backend_status(Backend::opencl);
+    if (!opencl.usable) GTEST_SKIP() << "OpenCL not usable here: " << opencl.detail;
     int checked = 0;
     for (const Case &c : cases()) {
         Array input = make_array(DType::float32, c.shape);
@@ -149,8 +138,8 @@ TEST(Float32Sums, EveryPatternWithinTheFloat32Bound) {
 // contract of the other kernels gives the finite norm (README, "D3D12 compute"). This also
 // shows that the kernels above do accumulate in float32.
 TEST(Float32Sums, TermsBeyondFloatMaxOverflow) {
-    std::string why;
-    if (!opencl_usable(&why)) GTEST_SKIP() << "OpenCL not usable here: " << why;
+    const BackendStatus opencl = backend_status(Backend::opencl);
+    if (!opencl.usable) GTEST_SKIP() << "OpenCL not usable here: " << opencl.detail;
     const Case c = cases()[0];  // all_1
     Array input = make_from(DType::float32, {1}, {1e20L});
     EXPECT_TRUE(std::isinf(run(c, input, lpnorm::abi::kL2, 2.0, 1)[0]));

@@ -9,6 +9,7 @@
 
 #include "lpnorm/lpnorm.h"
 #include "lpnorm/lpnorm_c.h"
+#include "test_util.h"
 #include "testing.h"
 
 #if LPNORM_TEST_OPENCL
@@ -19,13 +20,7 @@
 namespace lpnorm {
 namespace {
 
-BackendStatus status_of(Backend backend) {
-    for (const BackendStatus &b : backends()) {
-        if (b.backend == backend) return b;
-    }
-    ADD_FAILURE() << "backends() lacks " << backend_name(backend);
-    return BackendStatus{backend, false, false, ""};
-}
+using test::backend_status;
 
 // Restores the backend override of the process when a test ends.
 struct ScopedBackend {
@@ -64,7 +59,7 @@ TEST(GpuBackends, NamesParseBack) {
 
 TEST(GpuBackends, AnUnusableBackendIsRefusedByName) {
     for (Backend b : {Backend::opencl, Backend::cuda}) {
-        if (status_of(b).usable) continue;
+        if (backend_status(b).usable) continue;
         ScopedBackend restore;
         const Status s = set_backend(b);
         EXPECT_EQ(s.code(), ErrorCode::unsupported) << s.message();
@@ -145,7 +140,7 @@ private:
 class OpenClMemory : public ::testing::Test {
 protected:
     void SetUp() override {
-        const BackendStatus b = status_of(Backend::opencl);
+        const BackendStatus b = backend_status(Backend::opencl);
         if (!b.usable) GTEST_SKIP() << "OpenCL not usable here: " << b.detail;
         void *context = nullptr, *queue = nullptr;
         ASSERT_TRUE(gpu_context(Backend::opencl, &context, &queue).ok());
@@ -306,7 +301,7 @@ TEST_F(OpenClMemory, TensorsBeyondOneCallAreRefused) {
 
 // On a CUDA machine: host tensors through the CUDA kernels against the CPU result.
 TEST(CudaRun, HostTensorsMatchTheCpu) {
-    const BackendStatus b = status_of(Backend::cuda);
+    const BackendStatus b = backend_status(Backend::cuda);
     if (!b.usable) GTEST_SKIP() << "no CUDA device: " << b.detail;
     ScopedBackend restore;
     std::vector<float> x(4096 * 33);

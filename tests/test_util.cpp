@@ -142,6 +142,14 @@ ReduceParams params(std::vector<int64_t> axes, double p, bool keep_dims, EmptyAx
     return r;
 }
 
+BackendStatus backend_status(Backend backend) {
+    for (const BackendStatus &b : backends()) {
+        if (b.backend == backend) return b;
+    }
+    ADD_FAILURE() << "backends() lacks " << backend_name(backend);
+    return BackendStatus{backend, false, false, ""};
+}
+
 bool backend_lacks_dtype(DType dtype, const std::string &op) {
     const Backend backend = backend_override();
     if (backend != Backend::opencl && backend != Backend::cuda) return false;
@@ -250,11 +258,10 @@ public:
     void SetUp() override {
         const Backend chosen = backend_override();
         if (chosen != Backend::opencl && chosen != Backend::cuda) return;
-        for (const BackendStatus &b : backends()) {
-            if (b.backend == chosen && !b.usable) {
-                GTEST_SKIP() << "LPNORM_BACKEND=" << backend_name(chosen)
-                             << " cannot run here: " << b.detail;
-            }
+        const BackendStatus b = backend_status(chosen);
+        if (!b.usable) {
+            GTEST_SKIP() << "LPNORM_BACKEND=" << backend_name(chosen)
+                         << " cannot run here: " << b.detail;
         }
     }
 };

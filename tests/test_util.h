@@ -73,6 +73,9 @@ Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status
 // accept as the whole result (the OpenCL suites' float16 and bfloat16 cases).
 bool backend_lacks_dtype(DType dtype, const std::string &op);
 
+// The entry of backends() for `backend` (a test failure if it is missing).
+BackendStatus backend_status(Backend backend);
+
 ReduceParams params(std::vector<int64_t> axes, double p, bool keep_dims = false,
                     EmptyAxes empty = EmptyAxes::reduce_all);
 
