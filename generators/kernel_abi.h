@@ -31,7 +31,9 @@ constexpr int kNumExtremeKinds = 2;
 //   inner:   (r, k)         -> (k)
 //   outer:   (k, r)         -> (k)
 //   middle:  (k0, r, k1)    -> (k0, k1)
-//   general: (d0, ..., d7)  -> (d0, ..., d7), reduced dims have output extent 1
+//   general: (d0, ..., d7)  -> (d0, ..., d7), reduced dims have output extent 1; the
+//            runtime puts its outermost reduced dim last (d7), whose rows the kernel reads
+//            several at a time, side by side
 constexpr int kGeneralRank = 8;
 // Partial kernels (partial=true; patterns all and general) output the accumulator instead of the norm, for the
 // runtime to combine over calls and finish when a tensor exceeds 32-bit indexing:

@@ -63,12 +63,29 @@ bool fit_pattern(Pattern p, const Dim *dims, int n, CanonicalReduce *c) {
     return true;
 }
 
+// The dims in their order, except that the outermost reduced one (unless it is innermost)
+// goes to the last slot: the general kernel reads that dim's rows side by side (kernel_abi.h).
+// Any order is valid, as input and output dims move together.
 void fit_general(const Dim *dims, int n, CanonicalReduce *c) {
+    Dim slots[kMaxRank];
+    int outermost_reduced = -1;
+    for (int i = 1; i < n; i++) {
+        if (dims[i].reduced) outermost_reduced = i;
+    }
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        if (i != outermost_reduced) slots[count++] = dims[i];
+    }
+    while (count < kMaxRank) {
+        slots[count++] = unit_dim(false);
+    }
+    if (outermost_reduced >= 0) slots[kMaxRank - 1] = dims[outermost_reduced];
+
     c->pattern = Pattern::general;
     c->in_dims = c->out_dims = kMaxRank;
     c->reduce_mask = 0;
     for (int i = 0; i < kMaxRank; i++) {
-        const Dim d = i < n ? dims[i] : unit_dim(false);
+        const Dim d = slots[i];
         c->in_extent[i] = d.extent;
         c->in_stride[i] = d.in_stride;
         c->out_extent[i] = d.reduced ? 1 : d.extent;

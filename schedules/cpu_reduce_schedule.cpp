@@ -123,6 +123,14 @@ void schedule_all(ReduceStages s, const ReduceBuffers &b, const Target &target,
 // side, with vector lanes per row; a vector tree adds each row's lanes; groups of rows are
 // split into tasks. Streams inside a row instead (as in `all`) gave only 74% of the probe on
 // rows of 3136 floats: 3 KiB streams are too short for the hardware prefetcher.
+//
+// A group is exactly `streams` rows whenever there are that many (the last group is shifted
+// inwards; outputs are pure, so a few are written twice), so the group's lane accumulators
+// have a constant size: they live on the stack, the row loop unrolls completely and LLVM
+// keeps them in registers. With groups guarded at the end instead, the accumulators were a
+// heap allocation per group, read and written back for every input vector: float16
+// [32, 256, 56, 56] axes {2, 3} reached 62% of the probe (now 89%), and malloc and free took
+// a fifth of the [6, 12, 10, 24] axes {2, 3} time (3.8 us, now 2.9; lpnorm_bench, AVX-512).
 void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target,
                     const ReduceKnobs &knobs) {
     const int lanes_n = vector_width(s, target, knobs);
@@ -130,28 +138,29 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
     Var k = s.vars[0];
     Expr row = b.input_extent[0];
     Expr rows = b.output_extent[0];
+    Expr large = cast<int64_t>(row) * rows >= knobs.parallel_min_elements;
     RVar vec_r("vec_r"), lane_r("lane_r");
-    Var lane("lane"), kt("kt"), kr("kr"), kg("kg"), ks("ks");
+    Var lane("lane"), kg("kg"), ks("ks"), task("task"), kgi("kgi");
 
     Func lanes = s.acc.update().split(s.r.x, vec_r, lane_r, lanes_n, TailStrategy::GuardWithIf)
                      .rfactor(lane_r, lane);
     // Whole groups of rows per task.
-    Expr rows_per_task = max(1, knobs.task_elements / max(row, 1) / streams) * streams;
-    s.out.split(k, kt, kr, rows_per_task, TailStrategy::GuardWithIf)
-        .split(kr, kg, ks, streams, TailStrategy::GuardWithIf);
+    Expr groups_per_task = max(1, knobs.task_elements / max(row, 1) / streams);
     for (Stage kind : specialize_kinds(s.out, s)) {
-        kind.specialize(row * rows >= knobs.parallel_min_elements).parallel(kt);
+        Stage whole = kind.specialize(rows >= streams);
+        whole.split(k, kg, ks, streams, TailStrategy::ShiftInwards)
+            .split(kg, task, kgi, groups_per_task, TailStrategy::GuardWithIf);
+        whole.specialize(large).parallel(task);
+        // Fewer rows than streams: one short group.
+        kind.split(k, kg, ks, streams, TailStrategy::GuardWithIf).split(kg, task, kgi, 1);
     }
     // Lanes innermost in memory too (rfactor puts the row index first).
-    lanes.compute_at(s.out, kg).reorder_storage(lane, k).vectorize(lane);
+    lanes.compute_at(s.out, kgi)
+        .bound_storage(k, streams)
+        .store_in(MemoryType::Stack)
+        .reorder_storage(lane, k)
+        .vectorize(lane);
     for (Stage kind : specialize_kinds(lanes.update(), s)) {
-        // Small inputs sit in cache: one row at a time keeps its lanes in registers (the
-        // side-by-side rows' lanes live in memory): [6, 12, 10, 24] axes {2, 3} took 5.3 us
-        // side by side, 3.6 us row by row (lpnorm_bench, AVX-512). The float32 -> float64
-        // widening alone needs about 1 us of that (17,280 elements, at best one 8-lane
-        // conversion per cycle at 2 GHz), so this shape stays above 1 us.
-        kind.specialize(row * rows < knobs.parallel_min_elements).reorder(lane, vec_r, k)
-            .vectorize(lane);
         kind.reorder(lane, k, vec_r).vectorize(lane).unroll(k, streams, TailStrategy::GuardWithIf);
     }
     s.acc.compute_at(s.out, ks);
@@ -261,10 +270,11 @@ void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &targ
     const int max_run = lanes * std::max(1, knobs.row_vectors);
     const Expr row = b.output_extent[0];
     const Expr dense = row >= lanes && b.input_inner_stride == 1;
-    // A run is whole vectors, and a row's last run is shifted inwards to end at the row's end
-    // (outputs are pure, so some are written twice). (At least one vector: Halide checks the
-    // factor before picking a specialisation.)
-    const Expr run = max(min(row, max_run) / lanes, 1) * lanes;
+    // A run is a whole row when it fits, else max_run outputs, the row's last run shifted
+    // inwards to end at the row's end (outputs are pure, so some are written twice). A run's
+    // last vector is masked when the row is not whole vectors: float16 rows of 56 on AVX-512
+    // (16 lanes) ran as two runs of 48, [0, 48) and [8, 56), and took 1.5x as long.
+    const Expr run = min(row, max_run);
     const Var v0 = s.vars[0];
     Var chunk("chunk"), in_chunk("in_chunk"), dims12("dims12"), task("task"), in_task("in_task");
     const Expr points12 = b.output_extent[1] * b.output_extent[2];
@@ -286,16 +296,25 @@ void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &targ
         s.acc.bound_storage(s.vars[d], 1);
     }
     s.acc.specialize(dense).vectorize(v0, lanes);
-    // The run's outputs innermost, the reduced dims outside them in storage order.
-    std::vector<VarOrRVar> order = {v0};
-    for (int d = 0; d < s.r.dimensions(); d++) {
+    // The run's outputs innermost, then `streams` rows of the last reduced dim (the runtime
+    // puts the outermost reduced dim there), then the other reduced dims in storage order:
+    // each run adds neighbouring inputs from `streams` places at once, as the inner pattern
+    // reads its rows. One place at a time, [32, 256, 56, 56] axes {0, 2} read its 56 x 56
+    // planes one after the other, 12 KiB streams too short for the hardware prefetcher:
+    // 5.6 ms, 68% of the probe; side by side 3.7 ms, 104% (lpnorm_bench, AVX-512, float32).
+    const int last = s.r.dimensions() - 1;
+    RVar group("group"), in_group("in_group");
+    Stage update = s.acc.update();
+    update.split(s.r[last], group, in_group, std::max(1, knobs.streams), TailStrategy::GuardWithIf)
+        .unroll(in_group);
+    std::vector<VarOrRVar> order = {v0, in_group};
+    for (int d = 0; d < last; d++) {
         order.emplace_back(s.r[d]);
     }
-    Stage update = s.acc.update();
+    order.emplace_back(group);
     update.reorder(order);
     for (Stage kind : specialize_kinds(update, s)) {
-        // A run is whole vectors, so rounding up computes nothing extra.
-        kind.specialize(dense).vectorize(v0, lanes, TailStrategy::RoundUp);
+        kind.specialize(dense).vectorize(v0, lanes, TailStrategy::GuardWithIf);
     }
 }
 
