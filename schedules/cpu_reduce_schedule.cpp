@@ -251,8 +251,9 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
 // accumulators for whole dims on the heap.
 //
 // [32, 256, 56, 56] axes {0, 2}, float32 p = 2, AVX2, 2 threads: one scalar accumulation per
-// output took 14.6 ms (16% of the streaming-read probe); runs of 16 vectors take 6.7 ms (69%
-// of the probe measured beside them; runs of 1 vector, 1.45x that: tools/autotune
+// output took 14.6 ms (16% of the streaming-read probe); runs of 16 vectors 6.7 ms (69%);
+// with 4 rows of the outermost reduced dim side by side, 4.2 ms (runs of 1 vector, 2x that;
+// one row at a time, 1.4x), against a 4.6 ms probe measured beside them (tools/autotune
 // reduce_general --isa avx2, schedules/tuned/reduce_general.avx2.float32.params).
 void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &target,
                       const ReduceKnobs &knobs) {
@@ -273,7 +274,9 @@ void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &targ
     // A run is a whole row when it fits, else max_run outputs, the row's last run shifted
     // inwards to end at the row's end (outputs are pure, so some are written twice). A run's
     // last vector is masked when the row is not whole vectors: float16 rows of 56 on AVX-512
-    // (16 lanes) ran as two runs of 48, [0, 48) and [8, 56), and took 1.5x as long.
+    // (16 lanes) ran as two runs of 48, [0, 48) and [8, 56): [32, 256, 56, 56] axes {0, 2}
+    // took 2.57 ms, now 2.17. (Rows of 24 pay for the mask: [6, 12, 10, 24] axes {0, 2} went
+    // from 4.2 us to 7.9; lpnorm_bench, AVX-512.)
     const Expr run = min(row, max_run);
     const Var v0 = s.vars[0];
     Var chunk("chunk"), in_chunk("in_chunk"), dims12("dims12"), task("task"), in_task("in_task");
