@@ -273,10 +273,10 @@ void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &targ
     const Expr dense = row >= lanes && b.input_inner_stride == 1;
     // A run is a whole row when it fits, else max_run outputs, the row's last run shifted
     // inwards to end at the row's end (outputs are pure, so some are written twice). A run's
-    // last vector is masked when the row is not whole vectors: float16 rows of 56 on AVX-512
-    // (16 lanes) ran as two runs of 48, [0, 48) and [8, 56): [32, 256, 56, 56] axes {0, 2}
-    // took 2.57 ms, now 2.17. (Rows of 24 pay for the mask: [6, 12, 10, 24] axes {0, 2} went
-    // from 4.2 us to 7.9; lpnorm_bench, AVX-512.)
+    // last vector is masked when the row is not whole vectors (and half vectors are used when
+    // they make it whole, below): float16 rows of 56 on AVX-512 (16 lanes) ran as two runs of
+    // 48, [0, 48) and [8, 56): [32, 256, 56, 56] axes {0, 2} took 2.57 ms, then 2.17 masked
+    // (lpnorm_bench, AVX-512).
     const Expr run = min(row, max_run);
     const Var v0 = s.vars[0];
     Var chunk("chunk"), in_chunk("in_chunk"), dims12("dims12"), task("task"), in_task("in_task");
@@ -299,12 +299,18 @@ void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &targ
         s.acc.bound_storage(s.vars[d], 1);
     }
     s.acc.specialize(dense).vectorize(v0, lanes);
-    // The run's outputs innermost, then `streams` rows of the last reduced dim (the runtime
-    // puts the outermost reduced dim there), then the other reduced dims in storage order:
-    // each run adds neighbouring inputs from `streams` places at once, as the inner pattern
-    // reads its rows. One place at a time, [32, 256, 56, 56] axes {0, 2} read its 56 x 56
-    // planes one after the other, 12 KiB streams too short for the hardware prefetcher:
-    // 5.6 ms, 68% of the probe; side by side 3.7 ms, 104% (lpnorm_bench, AVX-512, float32).
+    // One vector of the run's outputs innermost, then `streams` rows of the last reduced dim
+    // (the runtime puts the outermost reduced dim there), then the run's other vectors, then
+    // the other reduced dims in storage order: each run adds neighbouring inputs from
+    // `streams` places at once, as the inner pattern reads its rows. One place at a time,
+    // [32, 256, 56, 56] axes {0, 2} read its 56 x 56 planes one after the other, 12 KiB
+    // streams too short for the hardware prefetcher: 5.6 ms, 68% of the probe; side by side
+    // 3.7 ms, 104% (lpnorm_bench, AVX-512, float32).
+    //
+    // Each vector takes its `streams` terms before the next vector: its accumulator is loaded
+    // and stored once per `streams` terms. With the vectors innermost it was loaded and stored
+    // once per term, and a masked last vector stalled on every term: a masked load cannot take
+    // its value from the masked store before it, so it waits for the store to reach the cache.
     const int last = s.r.dimensions() - 1;
     RVar group("group"), in_group("in_group");
     Stage update = s.acc.update();
@@ -316,8 +322,22 @@ void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &targ
     }
     order.emplace_back(group);
     update.reorder(order);
+    Var vector("vector"), lane("lane");
+    auto vectorize_row = [&](Stage stage, int width) {
+        stage.split(v0, vector, lane, width, TailStrategy::GuardWithIf)
+            .vectorize(lane)
+            .reorder(lane, in_group, vector);
+    };
+    // Half vectors when they make a row whole and full ones do not: float16 rows of 24 on
+    // AVX-512 (16 lanes of float32) run as three unmasked vectors of 8 instead of one of 16
+    // and one masked. The masked vector still stalls once per `streams` terms.
+    const int half = lanes / 2;
     for (Stage kind : specialize_kinds(update, s)) {
-        kind.specialize(dense).vectorize(v0, lanes, TailStrategy::GuardWithIf);
+        Stage dense_kind = kind.specialize(dense);
+        if (half >= 2) {
+            vectorize_row(dense_kind.specialize(row % lanes != 0 && row % half == 0), half);
+        }
+        vectorize_row(dense_kind, lanes);
     }
 }
 
