@@ -311,6 +311,8 @@ void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &targ
     // and stored once per `streams` terms. With the vectors innermost it was loaded and stored
     // once per term, and a masked last vector stalled on every term: a masked load cannot take
     // its value from the masked store before it, so it waits for the store to reach the cache.
+    // Kernel alone, AVX-512: float16 [6, 12, 10, 24] axes {0, 2} went from 9 us to 5.3, and
+    // rows of 24 on a 22 MB float16 input from 2.4 ms to 1.05.
     const int last = s.r.dimensions() - 1;
     RVar group("group"), in_group("in_group");
     Stage update = s.acc.update();
@@ -330,7 +332,9 @@ void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &targ
     };
     // Half vectors when they make a row whole and full ones do not: float16 rows of 24 on
     // AVX-512 (16 lanes of float32) run as three unmasked vectors of 8 instead of one of 16
-    // and one masked. The masked vector still stalls once per `streams` terms.
+    // and one masked. The masked vector still stalls once per `streams` terms. Kernel alone,
+    // AVX-512: [6, 12, 10, 24] axes {0, 2} went from 5.3 us to 2.5 (lpnorm_bench: 2.8 us,
+    // against 3.6 for the inner pattern's axes {2, 3} in the same run).
     const int half = lanes / 2;
     for (Stage kind : specialize_kinds(update, s)) {
         Stage dense_kind = kind.specialize(dense);
