@@ -254,7 +254,7 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
 // output took 14.6 ms (16% of the streaming-read probe); runs of 16 vectors 6.7 ms (69%);
 // with 4 rows of the outermost reduced dim side by side, 4.2 ms (runs of 1 vector, 2x that;
 // one row at a time, 1.4x), against a 4.6 ms probe measured beside them (tools/autotune
-// reduce_general --isa avx2, schedules/tuned/reduce_general.avx2.float32.params).
+// reduce_general --isa avx2, before the vectors took their side-by-side rows together).
 void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &target,
                       const ReduceKnobs &knobs) {
     Expr total = 1;
