@@ -85,37 +85,52 @@ void add_lanes_as_tree(Stage merge) {
     merge.atomic().vectorize(RVar("lane_r"));
 }
 
-// (r) -> (): the input is cut into tasks, each task into interleaved streams of vector lanes,
-// and the partial sums are combined at the end. Streams hold ceil(n / (n / task_elements + 1) /
-// streams) elements rounded up to a whole vector, so the tasks overshoot n by at most a few
-// vectors each, whatever n is (a fixed task size left the last task running a full task of
-// masked no-op iterations: 895 us instead of 0.3 us for n = 2 on AVX2).
-void schedule_all(ReduceStages s, const ReduceBuffers &b, const Target &target,
-                  const ReduceKnobs &knobs) {
-    const int lanes_n = vector_width(s, target, knobs);
-    const int streams = std::max(1, knobs.streams);
-    Expr n = b.input_extent[0];
+// Cuts the `all` update `update` into tasks, each task into `streams` interleaved streams of
+// vector lanes, and adds the partial sums at the end. Streams hold ceil(n / tasks / streams)
+// elements rounded up to a whole vector, so the tasks overshoot n by at most a few vectors
+// each, whatever n is (a fixed task size left the last task running a full task of masked
+// no-op iterations: 895 us instead of 0.3 us for n = 2 on AVX2). `tag` keeps the names of
+// the two copies (parallel and serial) apart.
+void stream_all(Stage update, const ReduceStages &s, Expr n, Expr num_tasks, int streams,
+                int lanes_n, const std::string &tag, bool parallel) {
     // Written with divisions only: the simplifier may fold sums of products into forms that
     // overflow 32 bits (n * 65537) for large n.
-    Expr num_tasks = n / knobs.task_elements + 1;
     Expr task_size = (max(n, 1) - 1) / num_tasks + 1;
     Expr stream_size = ((task_size - 1) / (lanes_n * streams) + 1) * lanes_n;
-    RVar task_r("task_r"), in_task("in_task");
-    Var task("task");
-
-    Func tasks = s.acc.update().split(s.r.x, task_r, in_task, stream_size * streams,
-                                      TailStrategy::GuardWithIf)
+    RVar task_r("task_r" + tag), in_task("in_task" + tag);
+    Var task("task" + tag);
+    Func tasks = update.split(s.r.x, task_r, in_task, stream_size * streams,
+                              TailStrategy::GuardWithIf)
                      .rfactor(task_r, task);
     Func lanes = interleave_streams(tasks.update(), in_task, stream_size, streams, lanes_n, s);
     lanes.compute_at(tasks, task);
     sum_streams(tasks.update(), tasks, task);
     tasks.compute_root();
-    // Specialisations are alternatives (the first true one wins): the parallel branch needs
-    // its own lane tree.
-    Stage parallel = tasks.update().specialize(n >= knobs.parallel_min_elements);
-    parallel.parallel(task);
-    add_lanes_as_tree(parallel);
+    if (parallel) {
+        tasks.update().parallel(task);
+    }
     add_lanes_as_tree(tasks.update().specialize(n >= lanes_n));
+}
+
+// (r) -> (): streamed (stream_all) in two copies. Large inputs run tasks of task_elements on
+// the thread pool with `streams` streams each; below parallel_min_elements one task runs on
+// the calling thread with `serial_streams`. More streams keep more reads in flight, but each
+// costs a guard per vector and its share of the merge, which a short input does not earn
+// back. float32, AVX-512, 2 threads (tools/autotune harness, 2026-11-22): with one copy for
+// both, n = 25690112 took 2.7 ms at 4 streams and 2.3 at 12 (probe 2.04), while n = 4096 went
+// from 0.54 us to 0.66; with two copies, 4096 took 0.52 us at 4 serial streams and 0.32 at 1.
+void schedule_all(ReduceStages s, const ReduceBuffers &b, const Target &target,
+                  const ReduceKnobs &knobs) {
+    Expr n = b.input_extent[0];
+    stream_all(s.acc.update().specialize(n >= knobs.parallel_min_elements), s, n,
+               n / knobs.task_elements + 1, std::max(1, knobs.streams),
+               vector_width(s, target, knobs), "", true);
+    // The serial copy is the same schedule with serial_streams in place of streams (which
+    // also caps the ARM64 vector width).
+    ReduceKnobs serial = knobs;
+    serial.streams = knobs.serial_streams;
+    stream_all(s.acc.update(), s, n, 1, std::max(1, serial.streams),
+               vector_width(s, target, serial), "_serial", false);
     specialize_kinds(s.out, s);
 }
 

@@ -166,7 +166,9 @@ class LargeShapes : public ::testing::TestWithParam<DType> {};
 TEST_P(LargeShapes, ThreadedPaths) {
     const DType dtype = GetParam();
     set_num_threads(2);
-    const std::vector<Case> cases = {{{1 << 18}, {0}}, {{16, 1 << 13}, {1}}, {{1 << 13, 16}, {0}},
+    // (1 << 18) + 4099: the all pattern's tasks and streams end inside a vector.
+    const std::vector<Case> cases = {{{1 << 18}, {0}}, {{(1 << 18) + 4099}, {0}},
+                                     {{16, 1 << 13}, {1}}, {{1 << 13, 16}, {0}},
                                      {{8, 2053, 8}, {1}}};
     uint64_t seed = 99;
     for (const Case &c : cases) {
