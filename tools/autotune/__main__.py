@@ -7,7 +7,8 @@
 See tools/autotune/README.md. Every candidate is generated, linked into the harness, checked
 against the harness's reference on small ragged shapes and on the benchmark shapes, then timed
 on the benchmark shapes. The winner is re-timed against the hand schedule in interleaved rounds
-and written to schedules/tuned/<unit>.<isa>.float32.params unless it is slower than hand on a shape.
+and written to schedules/tuned/<unit>.<isa>.<dtype>.params (float32 unless --dtype float16) unless
+it is slower than hand on a shape.
 """
 import argparse
 import datetime
@@ -37,6 +38,9 @@ def parse_args(argv):
     ap.add_argument("units", nargs="+", help=f"'all' or some of: {' '.join(UNITS)}")
     ap.add_argument("--isa", default="avx2", help="ISA family of cmake/LpnormTargets.cmake")
     ap.add_argument("--platform", help="Halide arch-bits-os (default from the ISA)")
+    ap.add_argument("--dtype", choices=measure.TUNED_DTYPES, default="float32",
+                    help="element type generated, checked and timed (float16: reductions "
+                         "only); the tuned file applies to it")
     ap.add_argument("--budget", type=int, default=40, help="distinct candidates per unit")
     ap.add_argument("--min-gain", type=float, default=0.01,
                     help="a knob moves only for a geomean gain above this (default 0.01)")
@@ -93,9 +97,10 @@ class UnitTuner:
         self.cases = unit.bench if args.cases == "bench" else unit.tiny
         self.verify = unit.verify if args.cases == "bench" else []
         self.target = measure.halide_target(args.isa, args.platform)
-        work = Path(args.work_dir) / f"{unit.name}.{args.isa}"
+        suffix = "" if args.dtype == "float32" else f".{args.dtype}"
+        work = Path(args.work_dir) / f"{unit.name}.{args.isa}{suffix}"
         self.builder = measure.Builder(unit, generator, self.target, args.platform, args.cxx,
-                                       halide_include, work)
+                                       halide_include, work, args.dtype)
         self.runner = measure.Runner(args.runner)
         header = {"generator": measure.sha256(generator), "target": self.target,
                   "cases": self.cases, "verify": self.verify, "threads": args.threads,
@@ -276,11 +281,11 @@ class UnitTuner:
                                    budget=a.budget, rounds=a.rounds,
                                    noise=[s / t - 1 for s, t in zip(slowest_hand, times["hand"])],
                                    halide=importlib.metadata.version("halide"),
-                                   date=datetime.date.today().isoformat())
+                                   date=datetime.date.today().isoformat(), dtype=a.dtype)
         log(report.table())
         verdict = report.verdict(a.tie, a.min_gain)
         verdict = verdict or ("tuned" not in names and "no candidate beat the hand defaults")
-        out_file = Path(a.out_dir) / f"{u.name}.{a.isa}.{measure.TUNED_DTYPE}.params"
+        out_file = Path(a.out_dir) / f"{u.name}.{a.isa}.{a.dtype}.params"
         out_file.parent.mkdir(parents=True, exist_ok=True)
         if verdict and not a.no_reject:
             # The file still records the search and its scores; its knobs are the hand ones.
@@ -308,7 +313,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         log("\nstopped; run the same command again to resume from the cached results")
         return 130
-    summary = Path(args.work_dir) / f"report.{args.isa}.md"
+    suffix = "" if args.dtype == "float32" else f".{args.dtype}"
+    summary = Path(args.work_dir) / f"report.{args.isa}{suffix}.md"
     summary.write_text("\n\n".join(r.table() for r in reports) + "\n")
     log(f"tables in {summary}")
     return 0

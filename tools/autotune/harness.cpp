@@ -15,6 +15,8 @@
 //
 // Every kind of p is checked on cases of at most 2^20 input elements; larger cases check p = 2
 // only (the timed kind), whose reference is cheap.
+//
+// Elements are float32, or float16 when built with LPNORM_TUNE_FLOAT16 (reductions only).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -72,9 +74,60 @@ std::vector<int64_t> parse_ints(const std::string &text, char sep) {
     return values;
 }
 
-// A dense float32 tensor as a Halide buffer, innermost dim first.
+#if defined(LPNORM_TUNE_FLOAT16) && defined(LPNORM_TUNE_POOL)
+#error "the pooling harness checks and times float32 only"
+#endif
+
+#ifdef LPNORM_TUNE_FLOAT16
+// float16 elements, as their bits.
+using Elem = uint16_t;
+const halide_type_t kElemType(halide_type_float, 16);
+
+// Rounds to nearest, ties to even (the inputs here are finite and at most 1 in magnitude).
+Elem from_float(float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    const uint32_t sign = (bits >> 16) & 0x8000u;
+    const float a = std::fabs(f);
+    if (a < 6.103515625e-05f) {  // below the smallest normal float16, 2^-14: steps of 2^-24
+        return static_cast<Elem>(sign | static_cast<uint32_t>(std::nearbyint(a * 16777216.0f)));
+    }
+    std::memcpy(&bits, &a, sizeof bits);
+    // Drop 13 mantissa bits with rounding to even, then rebias the exponent (127 -> 15).
+    uint32_t rounded = bits + 0x0FFFu + ((bits >> 13) & 1u);
+    return static_cast<Elem>(sign | ((rounded >> 13) - ((127 - 15) << 10)));
+}
+
+double to_double(Elem h) {
+    const int exponent = (h >> 10) & 0x1F;
+    const int mantissa = h & 0x3FF;
+    double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
+                                     : std::ldexp(1024 + mantissa, exponent - 25);
+    if (exponent == 31) magnitude = mantissa ? NAN : INFINITY;
+    return (h & 0x8000) ? -magnitude : magnitude;
+}
+
+// The reference value as the output type holds it: float16 overflows to inf from 65520 on.
+double representable(double v) { return std::fabs(v) >= 65520 ? std::copysign(INFINITY, v) : v; }
+
+// Relative error allowed against the double reference: the float16 output's rounding (at most
+// 2^-11) plus float32 accumulation, which on these shapes adds under 2^-12 (the longest chain
+// of adds into one accumulator is a few thousand terms of rounding 2^-24 each, and their
+// errors partly cancel). A wrong schedule is off by far more.
+const double kTolerance = 1e-3;
+#else
+using Elem = float;
+const halide_type_t kElemType(halide_type_float, 32);
+Elem from_float(float f) { return f; }
+double to_double(Elem f) { return f; }
+double representable(double v) { return v; }  // the float64 reference sums stay finite here
+// The float64 accumulation leaves only the float32 output's rounding (2^-24), with room.
+const double kTolerance = 2e-6;
+#endif
+
+// A dense tensor of Elem as a Halide buffer, innermost dim first.
 struct Tensor {
-    std::vector<float> data;
+    std::vector<Elem> data;
     std::vector<halide_dimension_t> dims;
     halide_buffer_t buf{};
 
@@ -84,9 +137,9 @@ struct Tensor {
             dims.push_back({0, static_cast<int32_t>(e), static_cast<int32_t>(n), 0});
             n *= e;
         }
-        data.assign(static_cast<size_t>(n), 0.0f);
+        data.assign(static_cast<size_t>(n), Elem{});
         buf.host = reinterpret_cast<uint8_t *>(data.data());
-        buf.type = halide_type_t(halide_type_float, 32);
+        buf.type = kElemType;
         buf.dimensions = static_cast<int32_t>(dims.size());
         buf.dim = dims.data();
     }
@@ -94,12 +147,13 @@ struct Tensor {
 };
 
 // Deterministic values in [-1, 1), a few exactly zero (the count kind sees both).
-void fill(std::vector<float> &v) {
+void fill(std::vector<Elem> &v) {
     uint32_t state = 12345;
-    for (float &x : v) {
+    for (Elem &x : v) {
         state = state * 1664525u + 1013904223u;
-        x = static_cast<float>(static_cast<int32_t>(state >> 8) - (1 << 23)) / (1 << 23);
-        if ((state >> 4) % 61 == 0) x = 0.0f;
+        float f = static_cast<float>(static_cast<int32_t>(state >> 8) - (1 << 23)) / (1 << 23);
+        if ((state >> 4) % 61 == 0) f = 0.0f;
+        x = from_float(f);
     }
 }
 
@@ -165,17 +219,21 @@ struct Options {
 
 // Checks `got` against `want` with a relative tolerance; returns the worst relative error
 // (infinity when a value is off by more than `tolerance` or is NaN where it must not be).
-double compare(const std::vector<double> &want, const float *got, double tolerance,
+double compare(const std::vector<double> &want, const Elem *got_elems, double tolerance,
                std::string *where) {
     double worst = 0;
     for (size_t i = 0; i < want.size(); i++) {
-        double err = std::fabs(got[i] - want[i]) / std::max(std::fabs(want[i]), 1e-30);
-        if (std::isnan(got[i]) != std::isnan(want[i])) err = INFINITY;
+        const double got = to_double(got_elems[i]);
+        const double expected = representable(want[i]);
+        double err = got == expected ? 0
+                                     : std::fabs(got - expected) /
+                                           std::max(std::fabs(expected), 1e-30);
+        if (std::isnan(got) != std::isnan(expected) || std::isnan(err)) err = INFINITY;
         if (err > worst) {
             worst = err;
             if (err > tolerance) {
-                *where = "element " + std::to_string(i) + ": got " + std::to_string(got[i]) +
-                         ", want " + std::to_string(want[i]);
+                *where = "element " + std::to_string(i) + ": got " + std::to_string(got) +
+                         ", want " + std::to_string(expected);
                 return INFINITY;
             }
         }
@@ -207,8 +265,8 @@ double root(int kind, double p, double s) {
 // (only `timed` on inputs of more than 2^20 elements, where the reference is slow), then
 // times `timed` and, with opt.probe, the streaming-read probe over the input: one JSON line.
 template <typename Call, typename Reference, size_t N>
-std::string check_and_time(const std::string &text, const std::vector<float> &in,
-                           const std::vector<float> &out, Call call, Reference reference,
+std::string check_and_time(const std::string &text, const std::vector<Elem> &in,
+                           const std::vector<Elem> &out, Call call, Reference reference,
                            const PKind (&kinds)[N], PKind timed, double tolerance,
                            const Options &opt) {
     double worst = 0;
@@ -237,7 +295,7 @@ std::string check_and_time(const std::string &text, const std::vector<float> &in
         json += buf;
     }
     if (opt.probe) {
-        size_t bytes = in.size() * sizeof(float);
+        size_t bytes = in.size() * sizeof(Elem);
         auto r = lpnorm_bench::probe_bandwidth(in.data(), bytes, opt.threads);
         json += ", \"probe_seconds\": " + number(bytes / r.bytes_per_second);
     }
@@ -270,7 +328,7 @@ Case parse_case(const std::string &text) {
     return c;
 }
 
-std::vector<double> reference(const Case &c, const std::vector<float> &x, PKind k) {
+std::vector<double> reference(const Case &c, const std::vector<Elem> &x, PKind k) {
     int64_t out_n = 1;
     for (int64_t e : c.out_extents) out_n *= e;
     std::vector<double> acc(static_cast<size_t>(out_n), 0.0);
@@ -284,7 +342,7 @@ std::vector<double> reference(const Case &c, const std::vector<float> &x, PKind 
                 stride *= c.in_extents[d];
             }
         }
-        acc[o] += term(k.kind, k.p, x[i]);
+        acc[o] += term(k.kind, k.p, to_double(x[i]));
         for (size_t d = 0; d < coord.size() && ++coord[d] == c.in_extents[d]; d++) coord[d] = 0;
     }
     for (double &v : acc) v = root(k.kind, k.p, v);
@@ -302,7 +360,7 @@ std::string run_case(const std::string &text, const Options &opt) {
     };
     return check_and_time(text, in.data, out.data, call,
                           [&](PKind k) { return reference(c, in.data, k); }, kKinds, kTimed,
-                          2e-6, opt);
+                          kTolerance, opt);
 }
 
 #else
@@ -350,7 +408,7 @@ Case parse_case(const std::string &text) {
 
 // |x|^p summed over each window's in-bounds taps (float32 kernels sum in float32, so the
 // tolerance allows for that), then the root.
-std::vector<double> reference(const Case &c, const std::vector<float> &x, PKind k) {
+std::vector<double> reference(const Case &c, const std::vector<Elem> &x, PKind k) {
     int64_t out_n = 1;
     for (int64_t e : c.out_extents) out_n *= e;
     std::vector<double> y(static_cast<size_t>(out_n));
@@ -377,7 +435,8 @@ std::vector<double> reference(const Case &c, const std::vector<float> &x, PKind 
                         step *= c.in_extents[d];
                     }
                     if (!inside) continue;
-                    double v = std::fabs(x[static_cast<size_t>(offset + plane * step)]);
+                    const size_t at_input = static_cast<size_t>(offset + plane * step);
+                    double v = std::fabs(to_double(x[at_input]));
                     sum += k.kind == 5 ? std::pow(v, k.p) : std::pow(v, static_cast<int>(k.p));
                 }
         y[i] = k.p == 1 ? sum : std::pow(sum, 1 / k.p);

@@ -8,9 +8,10 @@ import shlex
 import subprocess
 from pathlib import Path
 
-# The element type candidates are generated, checked and timed for (the harness reads and
-# writes float32). Tuned files are named for it and the build applies them to it only.
-TUNED_DTYPE = "float32"
+# The element types candidates may be generated, checked and timed for (--dtype; the harness
+# is built for one of them). Tuned files are named for it and the build applies them to it
+# only. Pooling is float32 only.
+TUNED_DTYPES = ("float32", "float16")
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -66,8 +67,12 @@ def _run(cmd, cwd=None):
 class Builder:
     """Builds harness executables for one unit and target in `work`."""
 
-    def __init__(self, unit, generator, target, platform, cxx, halide_include, work):
+    def __init__(self, unit, generator, target, platform, cxx, halide_include, work,
+                 dtype="float32"):
+        if dtype not in TUNED_DTYPES or (dtype != "float32" and unit.harness == "pool"):
+            raise SystemExit(f"{unit.name}: the harness does not check or time {dtype}")
         self.unit, self.generator, self.target = unit, str(generator), target
+        self.dtype = dtype
         self.cxx = shlex.split(cxx)
         self.halide_include = halide_include
         self.work = Path(work)
@@ -78,13 +83,15 @@ class Builder:
                   f"target={platform}"])
         # Named by their sources' hashes, so that an edited harness is rebuilt.
         tag = sha256(HERE / "harness.cpp")[:12] + sha256(ROOT / "bench" / "probe.cpp")[:12]
-        self.harness = self.work / f"harness_{unit.harness}_{tag}.o"
+        self.harness = self.work / f"harness_{unit.harness}_{dtype}_{tag}.o"
         self.probe = self.work / f"probe_{tag}.o"
         flags = ["-O2", "-std=c++17", f"-I{halide_include}", f"-I{ROOT / 'generators'}",
                  f"-I{ROOT / 'bench'}"]
         if not self.harness.exists():
             pool = ["-DLPNORM_TUNE_POOL"] if unit.harness == "pool" else []
-            _run(self.cxx + flags + pool + ["-c", HERE / "harness.cpp", "-o", self.harness])
+            half = ["-DLPNORM_TUNE_FLOAT16"] if dtype == "float16" else []
+            _run(self.cxx + flags + pool + half + ["-c", HERE / "harness.cpp", "-o",
+                                                   self.harness])
         if not self.probe.exists():
             _run(self.cxx + flags + ["-c", ROOT / "bench" / "probe.cpp", "-o", self.probe])
 
@@ -95,7 +102,7 @@ class Builder:
         out.mkdir(parents=True, exist_ok=True)
         _run([self.generator, "-g", self.unit.generator, "-f", "lpnorm_tune_kernel", "-o", out,
               "-e", "object", f"target={self.target}-no_runtime",
-              f"input.type={TUNED_DTYPE}", f"output.type={TUNED_DTYPE}"]
+              f"input.type={self.dtype}", f"output.type={self.dtype}"]
              + self.unit.params + params)
         obj = out / "lpnorm_tune_kernel.o"
         exe = out / "harness"

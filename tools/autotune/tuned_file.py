@@ -37,6 +37,7 @@ class Report:
     # Per shape, how much slower hand's slowest round was than its fastest: the noise of
     # these measurements, which a gain must exceed.
     noise: list = field(default_factory=list)
+    dtype: str = "float32"  # the element type timed (and the tuned file's)
 
     def ratios(self, name):
         return [t / h for t, h in zip(self.times[name], self.times["hand"])]
@@ -62,7 +63,8 @@ class Report:
         cols = list(self.times)
         ok_baselines = {n: r for n, r in self.baselines.items() if r.get("ok")}
         head = ["case"] + cols + list(ok_baselines) + ["probe", "best of ours vs probe"]
-        lines = [f"### {self.unit} on {self.isa} ({self.cpu}, {self.threads} threads)", "",
+        title = f"{self.unit} on {self.isa}, {self.dtype}"
+        lines = [f"### {title} ({self.cpu}, {self.threads} threads)", "",
                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for i, case in enumerate(self.cases):
             ours = min(self.times[n][i] for n in ("hand", "tuned") if n in self.times)
@@ -95,7 +97,7 @@ class Report:
             f"# target: {self.target}",
             f"# machine: {self.cpu}, {self.threads} threads",
             f"# date: {self.date}; Halide {self.halide}",
-            "# timed: float32, p = 2 (every kind of p checked on small ragged shapes)",
+            f"# timed: {self.dtype}, p = 2 (every kind of p checked on small ragged shapes)",
             f"# shapes (tools/autotune/harness.cpp notation): {' '.join(self.cases)}",
             f"# seconds per shape, fastest of {self.rounds} interleaved rounds:",
         ]
