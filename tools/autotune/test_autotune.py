@@ -42,6 +42,13 @@ class KnobsTest(unittest.TestCase):
         self.assertIn("avx2", measure.halide_target("avx2", "x86-64-linux"))
         self.assertTrue(measure.halide_target("neon", "arm-64-linux").startswith("arm-64-linux"))
 
+    def test_dtypes_the_harness_cannot_check_are_refused_before_building(self):
+        for unit, dtype in (("pool_2d", "float16"), ("reduce_all", "int8")):
+            with self.assertRaises(SystemExit) as refused:
+                measure.Builder(UNITS[unit], "no-generator", "x86-64-linux", "x86-64-linux",
+                                "g++", "no-include", "no-work-dir", dtype)
+            self.assertIn(dtype, str(refused.exception))
+
 
 def bowl(optimum):
     """A score with its minimum at `optimum`, and the calls made."""
@@ -156,7 +163,10 @@ class TunedFileTest(unittest.TestCase):
         for needed in ("Test CPU", "2025-01-01", "Halide 21.0.0", "8@1 9@1", "hand:",
                        "tuned:", "Li2018", "Anderson2021: n/a", "probe"):
             self.assertIn(needed, text)
+        self.assertIn("# timed: float32, p = 2", text)
         self.assertIn("| 8@1 |", r.table())
+        r.dtype = "float16"
+        self.assertIn("# timed: float16, p = 2", r.params_file({"a": 4, "b": 1}))
 
     def test_rejected_files_keep_the_hand_knobs_and_say_why(self):
         r = report([1.0, 1.0], [0.5, 1.05])
