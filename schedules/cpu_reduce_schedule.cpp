@@ -89,10 +89,11 @@ void add_lanes_as_tree(Stage merge) {
 // vector lanes, and adds the partial sums at the end. Streams hold ceil(n / tasks / streams)
 // elements rounded up to a whole vector, so the tasks overshoot n by at most a few vectors
 // each, whatever n is (a fixed task size left the last task running a full task of masked
-// no-op iterations: 895 us instead of 0.3 us for n = 2 on AVX2). `tag` keeps the names of
-// the two copies (parallel and serial) apart.
+// no-op iterations: 895 us instead of 0.3 us for n = 2 on AVX2). The tasks of the `parallel`
+// copy run on the thread pool; the serial copy's names get a suffix to keep them apart.
 void stream_all(Stage update, const ReduceStages &s, Expr n, Expr num_tasks, int streams,
-                int lanes_n, const std::string &tag, bool parallel) {
+                int lanes_n, bool parallel) {
+    const std::string tag = parallel ? "" : "_serial";
     // Written with divisions only: the simplifier may fold sums of products into forms that
     // overflow 32 bits (n * 65537) for large n.
     Expr task_size = (max(n, 1) - 1) / num_tasks + 1;
@@ -124,13 +125,13 @@ void schedule_all(ReduceStages s, const ReduceBuffers &b, const Target &target,
     Expr n = b.input_extent[0];
     stream_all(s.acc.update().specialize(n >= knobs.parallel_min_elements), s, n,
                n / knobs.task_elements + 1, std::max(1, knobs.streams),
-               vector_width(s, target, knobs), "", true);
+               vector_width(s, target, knobs), /*parallel=*/true);
     // The serial copy is the same schedule with serial_streams in place of streams (which
     // also caps the ARM64 vector width).
     ReduceKnobs serial = knobs;
     serial.streams = knobs.serial_streams;
     stream_all(s.acc.update(), s, n, 1, std::max(1, serial.streams),
-               vector_width(s, target, serial), "_serial", false);
+               vector_width(s, target, serial), /*parallel=*/false);
     specialize_kinds(s.out, s);
 }
 

@@ -97,7 +97,7 @@ class UnitTuner:
         self.cases = unit.bench if args.cases == "bench" else unit.tiny
         self.verify = unit.verify if args.cases == "bench" else []
         self.target = measure.halide_target(args.isa, args.platform)
-        suffix = "" if args.dtype == "float32" else f".{args.dtype}"
+        suffix = measure.dtype_suffix(args.dtype)
         work = Path(args.work_dir) / f"{unit.name}.{args.isa}{suffix}"
         self.builder = measure.Builder(unit, generator, self.target, args.platform, args.cxx,
                                        halide_include, work, args.dtype)
@@ -313,8 +313,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         log("\nstopped; run the same command again to resume from the cached results")
         return 130
-    suffix = "" if args.dtype == "float32" else f".{args.dtype}"
-    summary = Path(args.work_dir) / f"report.{args.isa}{suffix}.md"
+    summary = Path(args.work_dir) / f"report.{args.isa}{measure.dtype_suffix(args.dtype)}.md"
     summary.write_text("\n\n".join(r.table() for r in reports) + "\n")
     log(f"tables in {summary}")
     return 0

@@ -13,6 +13,12 @@ from pathlib import Path
 # only. Pooling is float32 only.
 TUNED_DTYPES = ("float32", "float16")
 
+
+def dtype_suffix(dtype):
+    """What names of work files and reports add for `dtype` (float32, the default: nothing)."""
+    return "" if dtype == "float32" else f".{dtype}"
+
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
