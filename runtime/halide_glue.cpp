@@ -3,6 +3,8 @@
 #include <mutex>
 #include <string>
 
+#include "thread_pool.h"
+
 namespace lpnorm::rt {
 namespace {
 
@@ -78,6 +80,7 @@ void install_halide_handlers() {
     std::call_once(once, [] {
         halide_set_error_handler(lpnorm_halide_error);
         halide_set_custom_print(lpnorm_halide_print);
+        halide_set_custom_do_par_for(pool_do_par_for);
     });
 }
 

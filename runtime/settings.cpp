@@ -9,6 +9,7 @@
 #include "cpu_features.h"
 #include "registry.h"
 #include "testing.h"
+#include "thread_pool.h"
 
 namespace lpnorm {
 namespace {
@@ -104,11 +105,21 @@ Status set_isa(Isa isa) {
     return Status::Ok();
 }
 
+// Read once: hardware_concurrency() reads sysfs on Linux, microseconds per call.
+static int hardware_threads() {
+    static const int n = [] {
+        const int hw = static_cast<int>(std::thread::hardware_concurrency());
+        return hw > 0 ? hw : 1;
+    }();
+    return n;
+}
+
 void set_num_threads(int n) {
     const int resolved = n > 0 ? n : 0;
     g_num_threads.store(resolved, std::memory_order_relaxed);
-    const int hw = static_cast<int>(std::thread::hardware_concurrency());
-    halide_set_num_threads(resolved > 0 ? resolved : (hw > 0 ? hw : 1));
+    const int threads = resolved > 0 ? resolved : hardware_threads();
+    rt::set_pool_threads(threads);
+    halide_set_num_threads(threads);  // Halide's pool runs loops that find lpnorm's busy
 }
 
 int num_threads() {
@@ -116,8 +127,7 @@ int num_threads() {
     if (n > 0) {
         return n;
     }
-    const int hw = static_cast<int>(std::thread::hardware_concurrency());
-    return hw > 0 ? hw : 1;
+    return hardware_threads();
 }
 
 namespace testing {

@@ -105,6 +105,7 @@ class UnitTuner:
         header = {"generator": measure.sha256(generator), "target": self.target,
                   "cases": self.cases, "verify": self.verify, "threads": args.threads,
                   "harness": measure.sha256(measure.HERE / "harness.cpp"),
+                  "thread_pool": measure.sha256(measure.ROOT / "runtime" / "thread_pool.cpp"),
                   "samples": args.samples, "min_sample_seconds": args.min_sample_seconds}
         self.state = state_mod.State(str(work / "state.jsonl"), header)
         self.by_object = {r["object"]: r for r in self.state.results.values() if "object" in r}

@@ -1,6 +1,7 @@
 // The measuring side of tools/autotune: one executable per candidate schedule, linked with the
-// candidate's kernel (always named lpnorm_tune_kernel), the Halide runtime and the bandwidth
-// probe of bench/. For each case it checks the kernel against a plain double-precision loop,
+// candidate's kernel (always named lpnorm_tune_kernel), the Halide runtime, the library's thread
+// pool (runtime/thread_pool.cpp, so that thresholds and task sizes are tuned against the pool
+// the library runs them on) and the bandwidth probe of bench/. For each case it checks the kernel against a plain double-precision loop,
 // then times it, and prints one JSON object on stdout. It runs on the target machine (natively,
 // under an emulator or through a user's runner), so it uses the C++ standard library only.
 //
@@ -31,6 +32,7 @@
 #include "HalideRuntime.h"
 #include "bench_common.h"
 #include "kernel_abi.h"
+#include "thread_pool.h"
 
 extern "C" {
 #ifdef LPNORM_TUNE_POOL
@@ -502,6 +504,8 @@ int main(int argc, char **argv) {
     }
     opt.max_samples = std::max(opt.max_samples, std::max(opt.samples, 3));
     halide_set_num_threads(opt.threads);
+    lpnorm::rt::set_pool_threads(opt.threads);
+    halide_set_custom_do_par_for(lpnorm::rt::pool_do_par_for);
     halide_set_error_handler(record_error);
     std::printf("{\"cpu\": \"%s\", \"threads\": %d, \"cases\": [", cpu_model().c_str(),
                 opt.threads);

@@ -88,11 +88,14 @@ class Builder:
             _run([self.generator, "-r", "lpnorm_tune_runtime", "-o", self.work, "-e", "object",
                   f"target={platform}"])
         # Named by their sources' hashes, so that an edited harness is rebuilt.
-        tag = sha256(HERE / "harness.cpp")[:12] + sha256(ROOT / "bench" / "probe.cpp")[:12]
+        pool_source = ROOT / "runtime" / "thread_pool.cpp"
+        tag = (sha256(HERE / "harness.cpp")[:12] + sha256(ROOT / "bench" / "probe.cpp")[:12]
+               + sha256(pool_source)[:12])
         self.harness = self.work / f"harness_{unit.harness}_{dtype}_{tag}.o"
         self.probe = self.work / f"probe_{tag}.o"
+        self.thread_pool = self.work / f"thread_pool_{tag}.o"
         flags = ["-O2", "-std=c++17", f"-I{halide_include}", f"-I{ROOT / 'generators'}",
-                 f"-I{ROOT / 'bench'}"]
+                 f"-I{ROOT / 'bench'}", f"-I{ROOT / 'runtime'}"]
         if not self.harness.exists():
             pool = ["-DLPNORM_TUNE_POOL"] if unit.harness == "pool" else []
             half = ["-DLPNORM_TUNE_FLOAT16"] if dtype == "float16" else []
@@ -100,6 +103,8 @@ class Builder:
                                                    self.harness])
         if not self.probe.exists():
             _run(self.cxx + flags + ["-c", ROOT / "bench" / "probe.cpp", "-o", self.probe])
+        if not self.thread_pool.exists():
+            _run(self.cxx + flags + ["-c", pool_source, "-o", self.thread_pool])
 
     def build(self, params, name):
         """Generates the kernel with generator `params` and links it into an executable.
@@ -112,8 +117,8 @@ class Builder:
              + self.unit.params + params)
         obj = out / "lpnorm_tune_kernel.o"
         exe = out / "harness"
-        _run(self.cxx + [self.harness, self.probe, obj, self.runtime, "-lpthread", "-ldl", "-o",
-                         exe])
+        _run(self.cxx + [self.harness, self.probe, self.thread_pool, obj, self.runtime,
+                         "-lpthread", "-ldl", "-o", exe])
         return exe, sha256(obj)
 
 

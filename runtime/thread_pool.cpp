@@ -1,0 +1,213 @@
+#include "thread_pool.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace lpnorm::rt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Set on the pool's workers, and on a caller while its loop runs: a loop started from inside
+// a task goes to Halide's pool (std::mutex::try_lock by its owner is undefined).
+thread_local bool t_in_pool_loop = false;
+
+// How long an idle worker spins before it sleeps. A model runs its operators microseconds
+// apart, so 50 us keeps the workers awake between the kernels of one run and lets them sleep
+// between runs.
+constexpr auto kSpinWindow = std::chrono::microseconds(50);
+
+int default_threads() {
+    const int hw = static_cast<int>(std::thread::hardware_concurrency());
+    return hw > 0 ? hw : 1;
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#else
+    std::this_thread::yield();
+#endif
+}
+
+// One loop at a time. Its fields stay in place between loops; `claim` holds the loop's
+// generation (high 32 bits) and the next unclaimed task (low 32), so a worker claims a task
+// of the loop it read the fields of, or of none: a task cannot be claimed once its loop is
+// done, and a new loop's fields are written only after the previous loop is done.
+class Pool {
+public:
+    int run(void *user_context, halide_task_t task, int min, int size, uint8_t *closure);
+    void set_threads(int n) { wanted_threads_.store(n, std::memory_order_relaxed); }
+
+private:
+    void resize(int workers);
+    void worker_main();
+    // Claims and runs tasks of generation `gen` until none are left or `claim` moves on to
+    // another generation.
+    void work(uint32_t gen);
+
+    std::mutex busy_;  // held by the one caller whose loop the pool runs
+    std::vector<std::thread> threads_;
+    std::atomic<int> wanted_threads_{default_threads()};
+
+    // Three cache lines: the claim word, which idle workers spin on; the loop's fields, written
+    // once per loop; the completion count, which the caller spins on. Sharing one line made
+    // every store of the caller and every claim of a worker a cross-core miss for the other.
+    alignas(64) std::atomic<uint64_t> claim_{0};
+    alignas(64) std::atomic<halide_task_t> task_{nullptr};
+    std::atomic<void *> user_context_{nullptr};
+    std::atomic<uint8_t *> closure_{nullptr};
+    std::atomic<int> min_{0};
+    std::atomic<int> size_{0};
+    alignas(64) std::atomic<int> finished_{0};
+    std::atomic<int> result_{0};
+    char pad_[64 - 2 * sizeof(std::atomic<int>)];
+
+    // Sleeping workers wait here; a caller takes the mutex only when `sleepers_` says one
+    // sleeps. Both sides use sequentially consistent operations on `claim_` and `sleepers_`,
+    // so either the caller sees the sleeper or the sleeper sees the new loop.
+    std::mutex sleep_mutex_;
+    std::condition_variable wake_;
+    std::atomic<int> sleepers_{0};
+    std::atomic<bool> stop_{false};
+};
+
+inline uint32_t generation_of(uint64_t claim) { return uint32_t(claim >> 32); }
+inline uint32_t index_of(uint64_t claim) { return uint32_t(claim); }
+
+void Pool::work(uint32_t gen) {
+    uint64_t c = claim_.load(std::memory_order_acquire);
+    while (generation_of(c) == gen) {
+        // Read before the claim: if the claim succeeds, this loop was not done, so these are
+        // its fields.
+        const int size = size_.load(std::memory_order_relaxed);
+        if (int(index_of(c)) >= size) return;
+        const halide_task_t task = task_.load(std::memory_order_relaxed);
+        void *user_context = user_context_.load(std::memory_order_relaxed);
+        uint8_t *closure = closure_.load(std::memory_order_relaxed);
+        const int min = min_.load(std::memory_order_relaxed);
+        if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
+                                          std::memory_order_acquire)) {
+            continue;  // `c` now holds the current claim
+        }
+        const int code = task(user_context, min + int(index_of(c)), closure);
+        if (code != 0) {
+            int expected = 0;
+            result_.compare_exchange_strong(expected, code, std::memory_order_relaxed);
+        }
+        finished_.fetch_add(1, std::memory_order_release);
+        c = claim_.load(std::memory_order_acquire);
+    }
+}
+
+void Pool::worker_main() {
+    t_in_pool_loop = true;
+    uint32_t seen = generation_of(claim_.load(std::memory_order_acquire));
+    while (!stop_.load(std::memory_order_acquire)) {
+        // Spin for the next loop, then sleep.
+        const auto deadline = Clock::now() + kSpinWindow;
+        uint32_t gen = seen;
+        for (int spins = 0; gen == seen; spins++) {
+            gen = generation_of(claim_.load(std::memory_order_acquire));
+            if (gen != seen || stop_.load(std::memory_order_relaxed)) break;
+            cpu_relax();
+            if ((spins & 63) == 63 && Clock::now() > deadline) {
+                std::unique_lock<std::mutex> lock(sleep_mutex_);
+                sleepers_.fetch_add(1);
+                wake_.wait(lock, [&] {
+                    return generation_of(claim_.load()) != seen || stop_.load();
+                });
+                sleepers_.fetch_sub(1);
+                gen = generation_of(claim_.load(std::memory_order_acquire));
+                break;
+            }
+        }
+        if (gen == seen) continue;  // woken to stop
+        seen = gen;
+        work(gen);
+    }
+}
+
+void Pool::resize(int workers) {
+    if (int(threads_.size()) == workers) return;
+    if (!threads_.empty()) {
+        {
+            std::lock_guard<std::mutex> lock(sleep_mutex_);
+            stop_.store(true);
+        }
+        wake_.notify_all();
+        for (std::thread &t : threads_) t.join();
+        threads_.clear();
+        stop_.store(false);
+    }
+    for (int i = 0; i < workers; i++) {
+        threads_.emplace_back([this] { worker_main(); });
+    }
+}
+
+int Pool::run(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
+    std::unique_lock<std::mutex> lock(busy_, std::defer_lock);
+    if (t_in_pool_loop || !lock.try_lock()) {
+        return halide_default_do_par_for(user_context, task, min, size, closure);
+    }
+    struct InLoop {
+        InLoop() { t_in_pool_loop = true; }
+        ~InLoop() { t_in_pool_loop = false; }
+    } in_loop;
+    resize(wanted_threads_.load(std::memory_order_relaxed) - 1);
+
+    task_.store(task, std::memory_order_relaxed);
+    user_context_.store(user_context, std::memory_order_relaxed);
+    closure_.store(closure, std::memory_order_relaxed);
+    min_.store(min, std::memory_order_relaxed);
+    size_.store(size, std::memory_order_relaxed);
+    finished_.store(0, std::memory_order_relaxed);
+    result_.store(0, std::memory_order_relaxed);
+    const uint32_t gen = generation_of(claim_.load(std::memory_order_relaxed)) + 1;
+    claim_.store(uint64_t(gen) << 32);  // seq_cst: see sleepers_
+    if (sleepers_.load() > 0) {
+        { std::lock_guard<std::mutex> wake_lock(sleep_mutex_); }
+        wake_.notify_all();
+    }
+
+    work(gen);
+    // Tasks other threads claimed may still be running.
+    for (int spins = 0; finished_.load(std::memory_order_acquire) < size; spins++) {
+        if (spins < 4096) {
+            cpu_relax();
+        } else {
+            std::this_thread::yield();
+        }
+    }
+    return result_.load(std::memory_order_relaxed);
+}
+
+Pool &pool() {
+    // Never destroyed: workers may still be asleep in it when the process exits.
+    static Pool *const instance = new Pool;
+    return *instance;
+}
+
+}  // namespace
+
+int pool_do_par_for(void *user_context, halide_task_t task, int min, int size,
+                    uint8_t *closure) {
+    if (size <= 0) return 0;
+    if (size == 1) return task(user_context, min, closure);
+    return pool().run(user_context, task, min, size, closure);
+}
+
+void set_pool_threads(int n) { pool().set_threads(n > 0 ? n : 1); }
+
+}  // namespace lpnorm::rt

@@ -1,0 +1,22 @@
+// The thread pool that runs the kernels' parallel loops, installed as the Halide runtime's
+// do_par_for. Its workers spin for a short while after each loop before they sleep, so a
+// caller that runs kernels back to back hands work over in well under a microsecond; Halide's
+// own pool wakes its workers through a mutex and a condition variable every time.
+#pragma once
+
+#include "HalideRuntime.h"
+
+namespace lpnorm::rt {
+
+// halide_do_par_for's contract: runs task(user_context, i, closure) for i in [min, min + size)
+// and returns 0, or the non-zero code of one failing task. The calling thread runs tasks too.
+// A loop that finds the pool busy (another thread's loop, or a loop inside a task) goes to
+// Halide's own pool instead.
+int pool_do_par_for(void *user_context, halide_task_t task, int min, int size,
+                    uint8_t *closure);
+
+// Threads a loop runs on, the caller's included (n >= 1; the hardware's thread count until
+// set). The workers are started or stopped at the next loop.
+void set_pool_threads(int n);
+
+}  // namespace lpnorm::rt
