@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -41,42 +42,52 @@ inline void cpu_relax() {
 #endif
 }
 
-// One loop at a time. Its fields stay in place between loops; `claim` holds the loop's
-// generation (high 32 bits) and the next unclaimed task (low 32), so a worker claims a task
-// of the loop it read the fields of, or of none: a task cannot be claimed once its loop is
-// done, and a new loop's fields are written only after the previous loop is done.
+// One loop at a time. Each thread (the caller is thread 0) owns a contiguous range of the
+// loop's tasks in its own slot and claims from its front; a thread whose range is spent takes
+// tasks from the front of the others'. So a claim rarely moves a cache line between cores:
+// with one shared counter, nine tasks on two threads cost 0.2 us more than three did.
+//
+// A slot's claim word holds the loop's generation (high 32 bits) and the range's next task
+// (low 32). The loop's fields stay in place between loops, and a new loop's are written only
+// after the previous loop is done, so a claim that succeeds is of the loop whose fields the
+// claimer read just before it: a late thread's claim on a finished loop fails instead.
 class Pool {
 public:
     int run(void *user_context, halide_task_t task, int min, int size, uint8_t *closure);
     void set_threads(int n) { wanted_threads_.store(n, std::memory_order_relaxed); }
 
 private:
+    struct alignas(64) Slot {
+        std::atomic<uint64_t> claim{0};
+        std::atomic<int> end{0};  // one past the range's last task
+    };
+
     void resize(int workers);
-    void worker_main();
-    // Claims and runs tasks of generation `gen` until none are left or `claim` moves on to
-    // another generation.
-    void work(uint32_t gen);
+    void worker_main(int home);
+    // Runs tasks of generation `gen`, from slot `home` first, until none are left unclaimed
+    // or a later loop has begun.
+    void work(uint32_t gen, int home);
 
     std::mutex busy_;  // held by the one caller whose loop the pool runs
     std::vector<std::thread> threads_;
     std::atomic<int> wanted_threads_{default_threads()};
+    std::unique_ptr<Slot[]> slots_{new Slot[1]};
+    int slot_count_ = 1;  // the threads': changed only while no worker runs
 
-    // Three cache lines: the claim word, which idle workers spin on; the loop's fields, written
-    // once per loop; the completion count, which the caller spins on. Sharing one line made
-    // every store of the caller and every claim of a worker a cross-core miss for the other.
-    alignas(64) std::atomic<uint64_t> claim_{0};
+    // Apart from the slots, three cache lines: the generation, which idle workers spin on; the
+    // loop's fields, written once per loop; the completion count, which the caller spins on.
+    alignas(64) std::atomic<uint32_t> generation_{0};
     alignas(64) std::atomic<halide_task_t> task_{nullptr};
     std::atomic<void *> user_context_{nullptr};
     std::atomic<uint8_t *> closure_{nullptr};
     std::atomic<int> min_{0};
-    std::atomic<int> size_{0};
     alignas(64) std::atomic<int> finished_{0};
     std::atomic<int> result_{0};
     char pad_[64 - 2 * sizeof(std::atomic<int>)];
 
     // Sleeping workers wait here; a caller takes the mutex only when `sleepers_` says one
-    // sleeps. Both sides use sequentially consistent operations on `claim_` and `sleepers_`,
-    // so either the caller sees the sleeper or the sleeper sees the new loop.
+    // sleeps. Both sides use sequentially consistent operations on `generation_` and
+    // `sleepers_`, so either the caller sees the sleeper or the sleeper sees the new loop.
     std::mutex sleep_mutex_;
     std::condition_variable wake_;
     std::atomic<int> sleepers_{0};
@@ -86,56 +97,62 @@ private:
 inline uint32_t generation_of(uint64_t claim) { return uint32_t(claim >> 32); }
 inline uint32_t index_of(uint64_t claim) { return uint32_t(claim); }
 
-void Pool::work(uint32_t gen) {
-    uint64_t c = claim_.load(std::memory_order_acquire);
-    while (generation_of(c) == gen) {
-        // Read before the claim: if the claim succeeds, this loop was not done, so these are
-        // its fields.
-        const int size = size_.load(std::memory_order_relaxed);
-        if (int(index_of(c)) >= size) return;
-        const halide_task_t task = task_.load(std::memory_order_relaxed);
-        void *user_context = user_context_.load(std::memory_order_relaxed);
-        uint8_t *closure = closure_.load(std::memory_order_relaxed);
-        const int min = min_.load(std::memory_order_relaxed);
-        if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
-                                          std::memory_order_acquire)) {
-            continue;  // `c` now holds the current claim
+void Pool::work(uint32_t gen, int home) {
+    // Counted once on the way out: one shared write per thread and loop, not per task.
+    int finished = 0;
+    for (int k = 0; k < slot_count_; k++) {
+        Slot &slot = slots_[(home + k) % slot_count_];
+        uint64_t c = slot.claim.load(std::memory_order_acquire);
+        while (true) {
+            // A slot of another generation holds a later loop: this one is done.
+            if (generation_of(c) != gen) goto done;
+            // Read before the claim: if the claim succeeds, this loop was not done, so these
+            // are its fields.
+            if (int(index_of(c)) >= slot.end.load(std::memory_order_relaxed)) break;
+            const halide_task_t task = task_.load(std::memory_order_relaxed);
+            void *user_context = user_context_.load(std::memory_order_relaxed);
+            uint8_t *closure = closure_.load(std::memory_order_relaxed);
+            const int min = min_.load(std::memory_order_relaxed);
+            if (!slot.claim.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
+                                                  std::memory_order_acquire)) {
+                continue;  // `c` now holds the slot's current claim
+            }
+            const int code = task(user_context, min + int(index_of(c)), closure);
+            if (code != 0) {
+                int expected = 0;
+                result_.compare_exchange_strong(expected, code, std::memory_order_relaxed);
+            }
+            finished++;
+            c = slot.claim.load(std::memory_order_acquire);
         }
-        const int code = task(user_context, min + int(index_of(c)), closure);
-        if (code != 0) {
-            int expected = 0;
-            result_.compare_exchange_strong(expected, code, std::memory_order_relaxed);
-        }
-        finished_.fetch_add(1, std::memory_order_release);
-        c = claim_.load(std::memory_order_acquire);
     }
+done:
+    if (finished > 0) finished_.fetch_add(finished, std::memory_order_release);
 }
 
-void Pool::worker_main() {
+void Pool::worker_main(int home) {
     t_in_pool_loop = true;
-    uint32_t seen = generation_of(claim_.load(std::memory_order_acquire));
+    uint32_t seen = generation_.load(std::memory_order_acquire);
     while (!stop_.load(std::memory_order_acquire)) {
         // Spin for the next loop, then sleep.
         const auto deadline = Clock::now() + kSpinWindow;
         uint32_t gen = seen;
         for (int spins = 0; gen == seen; spins++) {
-            gen = generation_of(claim_.load(std::memory_order_acquire));
+            gen = generation_.load(std::memory_order_acquire);
             if (gen != seen || stop_.load(std::memory_order_relaxed)) break;
             cpu_relax();
             if ((spins & 63) == 63 && Clock::now() > deadline) {
                 std::unique_lock<std::mutex> lock(sleep_mutex_);
                 sleepers_.fetch_add(1);
-                wake_.wait(lock, [&] {
-                    return generation_of(claim_.load()) != seen || stop_.load();
-                });
+                wake_.wait(lock, [&] { return generation_.load() != seen || stop_.load(); });
                 sleepers_.fetch_sub(1);
-                gen = generation_of(claim_.load(std::memory_order_acquire));
+                gen = generation_.load(std::memory_order_acquire);
                 break;
             }
         }
         if (gen == seen) continue;  // woken to stop
         seen = gen;
-        work(gen);
+        work(gen, home);
     }
 }
 
@@ -151,8 +168,11 @@ void Pool::resize(int workers) {
         threads_.clear();
         stop_.store(false);
     }
+    // New slots start at generation 0, which no later loop has: stale to every worker.
+    slot_count_ = workers + 1;
+    slots_.reset(new Slot[size_t(slot_count_)]);
     for (int i = 0; i < workers; i++) {
-        threads_.emplace_back([this] { worker_main(); });
+        threads_.emplace_back([this, i] { worker_main(i + 1); });
     }
 }
 
@@ -171,17 +191,24 @@ int Pool::run(void *user_context, halide_task_t task, int min, int size, uint8_t
     user_context_.store(user_context, std::memory_order_relaxed);
     closure_.store(closure, std::memory_order_relaxed);
     min_.store(min, std::memory_order_relaxed);
-    size_.store(size, std::memory_order_relaxed);
     finished_.store(0, std::memory_order_relaxed);
     result_.store(0, std::memory_order_relaxed);
-    const uint32_t gen = generation_of(claim_.load(std::memory_order_relaxed)) + 1;
-    claim_.store(uint64_t(gen) << 32);  // seq_cst: see sleepers_
+    // Generation 0 marks fresh slots, so the count skips it when it wraps.
+    uint32_t gen = generation_.load(std::memory_order_relaxed) + 1;
+    if (gen == 0) gen = 1;
+    for (int s = 0; s < slot_count_; s++) {
+        const auto begin = uint32_t(int64_t(size) * s / slot_count_);
+        slots_[s].end.store(int(int64_t(size) * (s + 1) / slot_count_),
+                            std::memory_order_relaxed);
+        slots_[s].claim.store(uint64_t(gen) << 32 | begin, std::memory_order_release);
+    }
+    generation_.store(gen);  // seq_cst: see sleepers_
     if (sleepers_.load() > 0) {
         { std::lock_guard<std::mutex> wake_lock(sleep_mutex_); }
         wake_.notify_all();
     }
 
-    work(gen);
+    work(gen, 0);
     // Tasks other threads claimed may still be running.
     for (int spins = 0; finished_.load(std::memory_order_acquire) < size; spins++) {
         if (spins < 4096) {

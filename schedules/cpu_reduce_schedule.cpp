@@ -160,8 +160,12 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
 
     Func lanes = s.acc.update().split(s.r.x, vec_r, lane_r, lanes_n, TailStrategy::GuardWithIf)
                      .rfactor(lane_r, lane);
-    // Whole groups of rows per task.
-    Expr groups_per_task = max(1, knobs.task_elements / max(row, 1) / streams);
+    // Whole groups of rows per task: task_elements' worth, but few enough groups that there
+    // are min_tasks tasks where the groups allow it. Without that bound an input just above
+    // the thread threshold made one task, and the parallel loop ran it on the calling thread.
+    Expr groups = (rows + streams - 1) / streams;
+    Expr groups_per_task = max(1, min(knobs.task_elements / max(row, 1) / streams,
+                                      (groups + knobs.min_tasks - 1) / knobs.min_tasks));
     for (Stage kind : specialize_kinds(s.out, s)) {
         Stage whole = kind.specialize(rows >= streams);
         whole.split(k, kg, ks, streams, TailStrategy::ShiftInwards)
