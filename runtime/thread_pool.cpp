@@ -48,9 +48,12 @@ inline void cpu_relax() {
 // with one shared counter, nine tasks on two threads cost 0.2 us more than three did.
 //
 // A slot's claim word holds the loop's generation (high 32 bits) and the range's next task
-// (low 32). The loop's fields stay in place between loops, and a new loop's are written only
-// after the previous loop is done, so a claim that succeeds is of the loop whose fields the
-// claimer read just before it: a late thread's claim on a finished loop fails instead.
+// (low 32). A claim must never pair one loop's claim word with another loop's fields or range
+// end, which a thread still looking for work in a finished loop may read while the next loop
+// writes them. So the next loop first closes every claim word (generation 0, never a loop's),
+// then stores the fields and ends with release, read with acquire: a claimer that read any
+// new value sees its word closed, and its claim fails. A claim that succeeds is of the loop
+// whose fields the claimer read just before it.
 class Pool {
 public:
     int run(void *user_context, halide_task_t task, int min, int size, uint8_t *closure);
@@ -95,6 +98,8 @@ private:
 };
 
 inline uint32_t generation_of(uint64_t claim) { return uint32_t(claim >> 32); }
+// The generation of a closed slot and of a new one: no loop has it.
+constexpr uint32_t kClosed = 0;
 inline uint32_t index_of(uint64_t claim) { return uint32_t(claim); }
 
 void Pool::work(uint32_t gen, int home) {
@@ -104,15 +109,15 @@ void Pool::work(uint32_t gen, int home) {
         Slot &slot = slots_[(home + k) % slot_count_];
         uint64_t c = slot.claim.load(std::memory_order_acquire);
         while (true) {
-            // A slot of another generation holds a later loop: this one is done.
+            // A slot of another generation is closed or holds a later loop: this one is done.
             if (generation_of(c) != gen) goto done;
             // Read before the claim: if the claim succeeds, this loop was not done, so these
             // are its fields.
-            if (int(index_of(c)) >= slot.end.load(std::memory_order_relaxed)) break;
-            const halide_task_t task = task_.load(std::memory_order_relaxed);
-            void *user_context = user_context_.load(std::memory_order_relaxed);
-            uint8_t *closure = closure_.load(std::memory_order_relaxed);
-            const int min = min_.load(std::memory_order_relaxed);
+            if (int(index_of(c)) >= slot.end.load(std::memory_order_acquire)) break;
+            const halide_task_t task = task_.load(std::memory_order_acquire);
+            void *user_context = user_context_.load(std::memory_order_acquire);
+            uint8_t *closure = closure_.load(std::memory_order_acquire);
+            const int min = min_.load(std::memory_order_acquire);
             if (!slot.claim.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
                                                   std::memory_order_acquire)) {
                 continue;  // `c` now holds the slot's current claim
@@ -168,7 +173,7 @@ void Pool::resize(int workers) {
         threads_.clear();
         stop_.store(false);
     }
-    // New slots start at generation 0, which no later loop has: stale to every worker.
+    // New slots start closed.
     slot_count_ = workers + 1;
     slots_.reset(new Slot[size_t(slot_count_)]);
     for (int i = 0; i < workers; i++) {
@@ -187,19 +192,21 @@ int Pool::run(void *user_context, halide_task_t task, int min, int size, uint8_t
     } in_loop;
     resize(wanted_threads_.load(std::memory_order_relaxed) - 1);
 
-    task_.store(task, std::memory_order_relaxed);
-    user_context_.store(user_context, std::memory_order_relaxed);
-    closure_.store(closure, std::memory_order_relaxed);
-    min_.store(min, std::memory_order_relaxed);
+    for (int s = 0; s < slot_count_; s++) {
+        slots_[s].claim.store(uint64_t(kClosed) << 32, std::memory_order_relaxed);
+    }
+    task_.store(task, std::memory_order_release);
+    user_context_.store(user_context, std::memory_order_release);
+    closure_.store(closure, std::memory_order_release);
+    min_.store(min, std::memory_order_release);
     finished_.store(0, std::memory_order_relaxed);
     result_.store(0, std::memory_order_relaxed);
-    // Generation 0 marks fresh slots, so the count skips it when it wraps.
     uint32_t gen = generation_.load(std::memory_order_relaxed) + 1;
-    if (gen == 0) gen = 1;
+    if (gen == kClosed) gen++;
     for (int s = 0; s < slot_count_; s++) {
         const auto begin = uint32_t(int64_t(size) * s / slot_count_);
         slots_[s].end.store(int(int64_t(size) * (s + 1) / slot_count_),
-                            std::memory_order_relaxed);
+                            std::memory_order_release);
         slots_[s].claim.store(uint64_t(gen) << 32 | begin, std::memory_order_release);
     }
     generation_.store(gen);  // seq_cst: see sleepers_

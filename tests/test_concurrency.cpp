@@ -5,7 +5,7 @@
 // Sizes sit on both sides of the schedules' parallel thresholds (schedules/reduce_schedule.h:
 // parallel_min_elements = 2^18 input elements; schedules/pool_schedule.h: 2^14 output
 // elements, whole planes from 16 planes up, strips of rows below), so some kernels fan out to
-// the Halide thread pool while others run on the calling thread.
+// the thread pool (runtime/thread_pool.h) while others run on the calling thread.
 #include <atomic>
 #include <chrono>
 #include <cmath>

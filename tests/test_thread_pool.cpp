@@ -102,7 +102,7 @@ TEST_P(ThreadPoolTest, LoopsFromManyThreads) {
     std::atomic<int> failures{0};
     for (int t = 0; t < kCallers; t++) {
         callers.emplace_back([&failures, t] {
-            for (int round = 0; round < 300; round++) {
+            for (int round = 0; round < 3000; round++) {
                 const int size = 2 + (round + t) % 30;
                 Counts counts(t * 1000, size);
                 if (rt::pool_do_par_for(nullptr, count_task, t * 1000, size,
