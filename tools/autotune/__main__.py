@@ -242,8 +242,23 @@ class UnitTuner:
             self.exes[key], _ = self.builder.build(params, dir_name(key))
         return self.exes[key]
 
+    def checked_in_key(self):
+        """The knob key of the tuned file the build uses now (schedules/tuned/), or None."""
+        path = (measure.ROOT / "schedules" / "tuned"
+                / f"{self.unit.name}.{self.args.isa}.{self.args.dtype}.params")
+        if not path.exists():
+            return None
+        point = dict(self.hand)
+        for line in path.read_text().splitlines():
+            name, sep, value = line.partition("=")
+            if line.startswith("#") or not sep or name.strip() not in point:
+                continue
+            point[name.strip()] = int(value)
+        return search.key(point)
+
     def confirm(self, best, runner_up, baselines, tried, failed):
-        """Re-times hand, best and runner-up in interleaved rounds; writes or rejects."""
+        """Re-times hand, best, runner-up and the checked-in file's knobs in interleaved
+        rounds; writes the best, or keeps hand or the checked-in knobs and says why."""
         u, a = self.unit, self.args
         best_key, hand_key = search.key(best), search.key(self.hand)
         names = {"hand": hand_key}
@@ -251,6 +266,9 @@ class UnitTuner:
             names["tuned"] = best_key
         if runner_up:
             names["runner-up"] = runner_up
+        checked_in = self.checked_in_key()
+        if checked_in and checked_in not in names.values():
+            names["checked-in"] = checked_in
         times = {n: [math.inf] * len(self.cases) for n in names}
         slowest_hand = [0.0] * len(self.cases)
         probe = None
@@ -292,6 +310,13 @@ class UnitTuner:
             # The file still records the search and its scores; its knobs are the hand ones.
             out_file.write_text(report.params_file(self.hand, hand_kept=verdict))
             log(f"{u.name}: hand defaults kept ({verdict}); wrote {out_file}")
+            return report, out_file
+        kept = report.checked_in_verdict()
+        if kept and not a.no_reject:
+            checked_in_knobs = {k: int(v) for k, v in (kv.split("=")
+                                                      for kv in names["checked-in"].split(","))}
+            out_file.write_text(report.params_file(checked_in_knobs, checked_in_kept=kept))
+            log(f"{u.name}: the checked-in knobs kept ({kept}); wrote {out_file}")
             return report, out_file
         out_file.write_text(report.params_file(best, flow_test=bool(verdict)))
         log(f"{u.name}: wrote {out_file}" + (f" (--no-reject: {verdict})" if verdict else ""))

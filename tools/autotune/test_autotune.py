@@ -175,6 +175,20 @@ class TunedFileTest(unittest.TestCase):
         self.assertIn(f"# The hand defaults are kept: {why}.", text)
         self.assertEqual([l for l in text.splitlines() if not l.startswith("#")], ["a=2", "b=1"])
 
+    def test_checked_in_knobs_stay_unless_the_search_beats_them(self):
+        r = report([1.0, 1.0], [0.8, 0.9])
+        self.assertIsNone(r.checked_in_verdict())  # nothing checked in
+        r.names["checked-in"] = "a=8"
+        r.times["checked-in"] = [0.7, 0.95]
+        why = r.checked_in_verdict()
+        self.assertIn("not faster on re-timing", why)
+        text = r.params_file({"a": 8}, checked_in_kept=why)
+        self.assertIn(f"# The checked-in knobs are kept: {why}.", text)
+        self.assertEqual([l for l in text.splitlines() if not l.startswith("#")], ["a=8"])
+        self.assertIn("#   tuned: 800 ms 900 ms (a=4)", text)  # the loser names its knobs
+        r.times["checked-in"] = [0.9, 0.95]
+        self.assertIsNone(r.checked_in_verdict())
+
     def test_flow_test_files_say_so(self):
         text = report([1.0, 1.0], [2.0, 2.0]).params_file({"a": 4}, flow_test=True)
         self.assertTrue(text.startswith("# NOT A TUNING RESULT"))

@@ -59,6 +59,17 @@ class Report:
                     f"the rounds ({100 * noise:.1f}%)")
         return None
 
+    def checked_in_verdict(self):
+        """Why the checked-in knobs stay, or None: they stay when the search's best is not
+        faster on re-timing (geometric mean over the shapes)."""
+        if "checked-in" not in self.times or "tuned" not in self.times:
+            return None
+        tuned, checked_in = geomean(self.times["tuned"]), geomean(self.times["checked-in"])
+        if checked_in <= tuned:
+            return (f"the search's best is not faster on re-timing (geomean "
+                    f"{tuned / checked_in:.3f} x the checked-in knobs)")
+        return None
+
     def table(self):
         cols = list(self.times)
         ok_baselines = {n: r for n, r in self.baselines.items() if r.get("ok")}
@@ -67,7 +78,8 @@ class Report:
         lines = [f"### {title} ({self.cpu}, {self.threads} threads)", "",
                  "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for i, case in enumerate(self.cases):
-            ours = min(self.times[n][i] for n in ("hand", "tuned") if n in self.times)
+            ours = min(self.times[n][i] for n in ("hand", "tuned", "checked-in")
+                       if n in self.times)
             row = [case] + [fmt_time(self.times[n][i]) for n in cols]
             row += [fmt_time(r["times"][i]) for r in ok_baselines.values()]
             row += [fmt_time(self.probe[i]), f"{100 * self.probe[i] / ours:.0f}%"]
@@ -83,13 +95,17 @@ class Report:
             lines.append(f"- {n}: {key}")
         return "\n".join(lines)
 
-    def params_file(self, best, flow_test=False, hand_kept=None):
-        """The tuned file for knobs `best`; `hand_kept` (why) when they are the hand ones."""
+    def params_file(self, best, flow_test=False, hand_kept=None, checked_in_kept=None):
+        """The tuned file for knobs `best`; `hand_kept` (why) when they are the hand ones,
+        `checked_in_kept` (why) when they are those of the file checked in before."""
         lines = []
         if flow_test:
             lines.append("# NOT A TUNING RESULT: written with --no-reject by a flow test.")
         if hand_kept:
             lines.append(f"# The hand defaults are kept: {hand_kept}.")
+        if checked_in_kept:
+            lines.append(f"# The checked-in knobs are kept: {checked_in_kept}.")
+        written = "checked-in" if checked_in_kept else "tuned"
         lines += [
             f"# {self.unit} on {self.isa}: schedule knobs chosen by tools/autotune",
             f"# (coordinate descent from the hand defaults; {self.tried} candidates of a budget "
@@ -103,7 +119,7 @@ class Report:
         ]
         for n in self.times:
             lines.append(f"#   {n}: {' '.join(fmt_time(t) for t in self.times[n])}"
-                         + (f" ({self.names[n]})" if n != "tuned" else ""))
+                         + (f" ({self.names[n]})" if n != written else ""))
         lines.append(f"#   streaming-read probe: {' '.join(fmt_time(t) for t in self.probe)}")
         if self.noise:
             spread = " ".join(f"{100 * n:.1f}%" for n in self.noise)
