@@ -306,20 +306,20 @@ class UnitTuner:
         verdict = verdict or ("tuned" not in names and "no candidate beat the hand defaults")
         out_file = Path(a.out_dir) / f"{u.name}.{a.isa}.{a.dtype}.params"
         out_file.parent.mkdir(parents=True, exist_ok=True)
-        if verdict and not a.no_reject:
+        if a.no_reject:
+            out_file.write_text(report.params_file(best, flow_test=bool(verdict)))
+            log(f"{u.name}: wrote {out_file}" + (f" (--no-reject: {verdict})" if verdict else ""))
+            return report, out_file
+        keep, why = report.decide(verdict)
+        if keep == "tuned":
+            out_file.write_text(report.params_file(best))
+        elif keep == "checked-in":
+            knobs = {k: int(v) for k, v in (kv.split("=") for kv in names["checked-in"].split(","))}
+            out_file.write_text(report.params_file(knobs, checked_in_kept=why))
+        else:
             # The file still records the search and its scores; its knobs are the hand ones.
-            out_file.write_text(report.params_file(self.hand, hand_kept=verdict))
-            log(f"{u.name}: hand defaults kept ({verdict}); wrote {out_file}")
-            return report, out_file
-        kept = report.checked_in_verdict()
-        if kept and not a.no_reject:
-            checked_in_knobs = {k: int(v) for k, v in (kv.split("=")
-                                                      for kv in names["checked-in"].split(","))}
-            out_file.write_text(report.params_file(checked_in_knobs, checked_in_kept=kept))
-            log(f"{u.name}: the checked-in knobs kept ({kept}); wrote {out_file}")
-            return report, out_file
-        out_file.write_text(report.params_file(best, flow_test=bool(verdict)))
-        log(f"{u.name}: wrote {out_file}" + (f" (--no-reject: {verdict})" if verdict else ""))
+            out_file.write_text(report.params_file(self.hand, hand_kept=why))
+        log(f"{u.name}: {keep} knobs written" + (f" ({why})" if why else "") + f"; {out_file}")
         return report, out_file
 
 

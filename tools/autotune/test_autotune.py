@@ -177,17 +177,22 @@ class TunedFileTest(unittest.TestCase):
 
     def test_checked_in_knobs_stay_unless_the_search_beats_them(self):
         r = report([1.0, 1.0], [0.8, 0.9])
-        self.assertIsNone(r.checked_in_verdict())  # nothing checked in
+        self.assertEqual(r.decide(None), ("tuned", None))  # nothing checked in
+        self.assertEqual(r.decide("slow"), ("hand", "slow"))
         r.names["checked-in"] = "a=8"
         r.times["checked-in"] = [0.7, 0.95]
-        why = r.checked_in_verdict()
+        keep, why = r.decide(None)
+        self.assertEqual(keep, "checked-in")
         self.assertIn("not faster on re-timing", why)
         text = r.params_file({"a": 8}, checked_in_kept=why)
         self.assertIn(f"# The checked-in knobs are kept: {why}.", text)
         self.assertEqual([l for l in text.splitlines() if not l.startswith("#")], ["a=8"])
         self.assertIn("#   tuned: 800 ms 900 ms (a=4)", text)  # the loser names its knobs
-        r.times["checked-in"] = [0.9, 0.95]
-        self.assertIsNone(r.checked_in_verdict())
+        # A rejected search keeps the checked-in knobs, unless they lose to hand.
+        self.assertEqual(r.decide("within noise")[0], "checked-in")
+        r.times["checked-in"] = [1.1, 1.0]
+        self.assertEqual(r.decide(None), ("tuned", None))
+        self.assertEqual(r.decide("within noise"), ("hand", "within noise"))
 
     def test_flow_test_files_say_so(self):
         text = report([1.0, 1.0], [2.0, 2.0]).params_file({"a": 4}, flow_test=True)

@@ -59,16 +59,23 @@ class Report:
                     f"the rounds ({100 * noise:.1f}%)")
         return None
 
-    def checked_in_verdict(self):
-        """Why the checked-in knobs stay, or None: they stay when the search's best is not
-        faster on re-timing (geometric mean over the shapes)."""
-        if "checked-in" not in self.times or "tuned" not in self.times:
-            return None
-        tuned, checked_in = geomean(self.times["tuned"]), geomean(self.times["checked-in"])
-        if checked_in <= tuned:
-            return (f"the search's best is not faster on re-timing (geomean "
-                    f"{tuned / checked_in:.3f} x the checked-in knobs)")
-        return None
+    def decide(self, verdict):
+        """Which knobs to write, "tuned", "hand" or "checked-in", and why when not "tuned".
+        `verdict` is why the tuned knobs lose to hand (verdict()), or None. A checked-in file
+        stays unless accepted tuned knobs beat it (geometric mean over the shapes), or it is
+        slower than hand on re-timing."""
+        if "checked-in" not in self.times:
+            return ("hand", verdict) if verdict else ("tuned", None)
+        checked_in = geomean(self.times["checked-in"])
+        if not verdict and geomean(self.times["tuned"]) < checked_in:
+            return "tuned", None
+        if checked_in > geomean(self.times["hand"]):
+            return "hand", verdict or "the checked-in knobs are slower than hand on re-timing"
+        if verdict:
+            return "checked-in", f"the search's best loses to hand: {verdict}"
+        tuned = geomean(self.times["tuned"])
+        return "checked-in", (f"the search's best is not faster on re-timing (geomean "
+                              f"{tuned / checked_in:.3f} x the checked-in knobs)")
 
     def table(self):
         cols = list(self.times)
