@@ -274,7 +274,7 @@ class UnitTuner:
         probe = None
         for r in range(a.rounds):
             for n, key in names.items():
-                point = dict(kv.split("=") for kv in key.split(","))
+                point = search.point_of(key)
                 args = self.timing_args() + (["--probe"] if probe is None else []) + self.cases
                 out = self.runner.run(self.exe(key, self.params(point)), args)
                 if self._failure(out):
@@ -292,8 +292,7 @@ class UnitTuner:
             if tuned_file.geomean(times["runner-up"]) < tuned_file.geomean(times["tuned"]):
                 names["tuned"], names["runner-up"] = names["runner-up"], names["tuned"]
                 times["tuned"], times["runner-up"] = times["runner-up"], times["tuned"]
-                best = dict(kv.split("=") for kv in names["tuned"].split(","))
-                best = {k: int(v) for k, v in best.items()}
+                best = search.point_of(names["tuned"])
         report = tuned_file.Report(unit=u.name, isa=a.isa, target=self.target, cpu=cpu,
                                    threads=a.threads, cases=self.cases, names=names, times=times,
                                    probe=probe, baselines=baselines, tried=tried, failed=failed,
@@ -314,8 +313,8 @@ class UnitTuner:
         if keep == "tuned":
             out_file.write_text(report.params_file(best))
         elif keep == "checked-in":
-            knobs = {k: int(v) for k, v in (kv.split("=") for kv in names["checked-in"].split(","))}
-            out_file.write_text(report.params_file(knobs, checked_in_kept=why))
+            out_file.write_text(report.params_file(search.point_of(names["checked-in"]),
+                                                   checked_in_kept=why))
         else:
             # The file still records the search and its scores; its knobs are the hand ones.
             out_file.write_text(report.params_file(self.hand, hand_kept=why))

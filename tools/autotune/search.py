@@ -20,6 +20,11 @@ def key(point):
     return ",".join(f"{k}={point[k]}" for k in sorted(point))
 
 
+def point_of(key_text):
+    """The knob assignment a key() stands for."""
+    return {k: int(v) for k, v in (kv.split("=") for kv in key_text.split(","))}
+
+
 class CoordinateDescent:
     def __init__(self, knobs, start, budget, min_gain=0.01):
         self.knobs = knobs        # [Knob], searched in this order

@@ -89,6 +89,10 @@ class SearchTest(unittest.TestCase):
         self.assertEqual(best["a"], 4)
         self.assertNotIn(("a=8,b=3"), [k for _, k in cd.ranking()])
 
+    def test_point_of_inverts_key(self):
+        point = {"streams": 12, "row_vectors": 16}
+        self.assertEqual(search.point_of(search.key(point)), point)
+
     def test_geomean_ratio(self):
         self.assertAlmostEqual(search.geomean_ratio([1, 4], [2, 2]), 1.0)
 
@@ -193,6 +197,8 @@ class TunedFileTest(unittest.TestCase):
         r.times["checked-in"] = [1.1, 1.0]
         self.assertEqual(r.decide(None), ("tuned", None))
         self.assertEqual(r.decide("within noise"), ("hand", "within noise"))
+        r.noise = [0.1, 0.1]  # hand's own spread covers the checked-in knobs' loss
+        self.assertEqual(r.decide("within noise")[0], "checked-in")
 
     def test_flow_test_files_say_so(self):
         text = report([1.0, 1.0], [2.0, 2.0]).params_file({"a": 4}, flow_test=True)

@@ -62,14 +62,16 @@ class Report:
     def decide(self, verdict):
         """Which knobs to write, "tuned", "hand" or "checked-in", and why when not "tuned".
         `verdict` is why the tuned knobs lose to hand (verdict()), or None. A checked-in file
-        stays unless accepted tuned knobs beat it (geometric mean over the shapes), or it is
-        slower than hand on re-timing."""
+        stays unless accepted tuned knobs beat it (geometric mean over the shapes), or hand
+        beats it by more than hand's own spread over the rounds (as tuned knobs must beat hand
+        by more than that to be written)."""
         if "checked-in" not in self.times:
             return ("hand", verdict) if verdict else ("tuned", None)
         checked_in = geomean(self.times["checked-in"])
         if not verdict and geomean(self.times["tuned"]) < checked_in:
             return "tuned", None
-        if checked_in > geomean(self.times["hand"]):
+        noise = geomean([1 + n for n in self.noise]) - 1 if self.noise else 0
+        if checked_in > geomean(self.times["hand"]) * (1 + noise):
             return "hand", verdict or "the checked-in knobs are slower than hand on re-timing"
         if verdict:
             return "checked-in", f"the search's best loses to hand: {verdict}"
