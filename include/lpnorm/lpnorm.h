@@ -160,8 +160,10 @@ Status set_isa(Isa isa);
 // True when this CPU/OS can run kernels of `isa`.
 bool cpu_supports(Isa isa);
 
-// Worker threads used by large kernels (0 = one per core). Small problems always run on the
-// calling thread.
+// Threads a kernel's parallel loop runs on, the caller's included (0 = one per core). Work
+// below a kernel's thread threshold runs on the calling thread alone: reductions of fewer
+// than 8192 to 262144 input elements (per pattern and ISA), pooling of fewer than 16384
+// output elements.
 void set_num_threads(int num_threads);
 int num_threads();
 
