@@ -266,17 +266,23 @@ class UnitTuner:
             names["tuned"] = best_key
         if runner_up:
             names["runner-up"] = runner_up
+        # The checked-in knobs are a contender even when the search also found them (as its
+        # runner-up, say): decide() must see them to keep them. Knobs named twice are timed
+        # once a round.
         checked_in = self.checked_in_key()
-        if checked_in and checked_in not in names.values():
+        if checked_in and checked_in != hand_key:
             names["checked-in"] = checked_in
         times = {n: [math.inf] * len(self.cases) for n in names}
         slowest_hand = [0.0] * len(self.cases)
         probe = None
         for r in range(a.rounds):
+            this_round = {}
             for n, key in names.items():
                 point = search.point_of(key)
                 args = self.timing_args() + (["--probe"] if probe is None else []) + self.cases
-                out = self.runner.run(self.exe(key, self.params(point)), args)
+                if key not in this_round:
+                    this_round[key] = self.runner.run(self.exe(key, self.params(point)), args)
+                out = this_round[key]
                 if self._failure(out):
                     raise SystemExit(f"{u.name}: {n} failed on re-timing: {self._failure(out)}")
                 if probe is None:
@@ -309,7 +315,7 @@ class UnitTuner:
             out_file.write_text(report.params_file(best, flow_test=bool(verdict)))
             log(f"{u.name}: wrote {out_file}" + (f" (--no-reject: {verdict})" if verdict else ""))
             return report, out_file
-        keep, why = report.decide(verdict)
+        keep, why = report.decide(verdict, a.min_gain)
         if keep == "tuned":
             out_file.write_text(report.params_file(best))
         elif keep == "checked-in":

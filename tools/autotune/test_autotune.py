@@ -200,6 +200,27 @@ class TunedFileTest(unittest.TestCase):
         r.noise = [0.1, 0.1]  # hand's own spread covers the checked-in knobs' loss
         self.assertEqual(r.decide("within noise")[0], "checked-in")
 
+    def test_checked_in_knobs_found_again_by_the_search_are_still_theirs(self):
+        # The search's runner-up is the checked-in file's knobs: a search within hand's noise
+        # keeps them; the checked-in knobs as the accepted best are written as tuned.
+        r = report([1.0, 1.0], [0.95, 0.95])
+        r.names.update({"runner-up": "a=8", "checked-in": "a=8"})
+        r.times.update({"runner-up": [0.97, 0.98], "checked-in": [0.97, 0.98]})
+        self.assertEqual(r.decide("within noise")[0], "checked-in")
+        r.names["checked-in"] = r.names["tuned"]
+        r.times["checked-in"] = list(r.times["tuned"])
+        self.assertEqual(r.decide(None), ("tuned", None))
+
+    def test_tuned_knobs_replace_checked_in_ones_only_beyond_min_gain(self):
+        r = report([1.0, 1.0], [0.9, 0.9])
+        r.names["checked-in"] = "a=8"
+        r.times["checked-in"] = [0.905, 0.905]  # tuned 0.6% faster: noise, the file stays
+        keep, why = r.decide(None, 0.01)
+        self.assertEqual(keep, "checked-in")
+        self.assertIn("by more than 1%", why)
+        r.times["checked-in"] = [0.93, 0.93]
+        self.assertEqual(r.decide(None, 0.01), ("tuned", None))
+
     def test_flow_test_files_say_so(self):
         text = report([1.0, 1.0], [2.0, 2.0]).params_file({"a": 4}, flow_test=True)
         self.assertTrue(text.startswith("# NOT A TUNING RESULT"))

@@ -59,25 +59,28 @@ class Report:
                     f"the rounds ({100 * noise:.1f}%)")
         return None
 
-    def decide(self, verdict):
+    def decide(self, verdict, min_gain=0.0):
         """Which knobs to write, "tuned", "hand" or "checked-in", and why when not "tuned".
         `verdict` is why the tuned knobs lose to hand (verdict()), or None. A checked-in file
-        stays unless accepted tuned knobs beat it (geometric mean over the shapes), or hand
-        beats it by more than hand's own spread over the rounds (as tuned knobs must beat hand
-        by more than that to be written)."""
+        stays unless accepted tuned knobs beat it by more than `min_gain` (geometric mean over
+        the shapes; the same knobs count as tuned), or hand beats it by more than hand's own
+        spread over the rounds (as tuned knobs must beat hand by more than that to be
+        written)."""
         if "checked-in" not in self.times:
             return ("hand", verdict) if verdict else ("tuned", None)
         checked_in = geomean(self.times["checked-in"])
-        if not verdict and geomean(self.times["tuned"]) < checked_in:
+        tuned = geomean(self.times["tuned"]) if "tuned" in self.times else math.inf
+        same = self.names.get("tuned") == self.names["checked-in"]
+        if not verdict and (same or tuned < checked_in * (1 - min_gain)):
             return "tuned", None
         noise = geomean([1 + n for n in self.noise]) - 1 if self.noise else 0
         if checked_in > geomean(self.times["hand"]) * (1 + noise):
             return "hand", verdict or "the checked-in knobs are slower than hand on re-timing"
         if verdict:
             return "checked-in", f"the search's best loses to hand: {verdict}"
-        tuned = geomean(self.times["tuned"])
-        return "checked-in", (f"the search's best is not faster on re-timing (geomean "
-                              f"{tuned / checked_in:.3f} x the checked-in knobs)")
+        return "checked-in", (f"the search's best is not faster on re-timing by more than "
+                              f"{min_gain:.0%} (geomean {tuned / checked_in:.3f} x the "
+                              f"checked-in knobs)")
 
     def table(self):
         cols = list(self.times)
