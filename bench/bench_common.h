@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace lpnorm_bench {
 
@@ -66,6 +67,10 @@ uint16_t float_to_half(float f);  // round to nearest even
 // at run time through GCC target attributes). Thread start-up is not timed. Returns seconds.
 double timed_read(const void *data, size_t bytes, int threads, int passes);
 
+// Runs work(t) on `threads` threads (t = 0 on the calling thread), all started together.
+// Returns the seconds from the start to the last thread's end; thread start-up is not timed.
+double timed_threads(int threads, const std::function<void(int)> &work);
+
 struct ProbeResult {
     double bytes_per_second = 0;  // best of the 1-thread and the N-thread medians
     int threads = 0;              // which of the two won
@@ -104,5 +109,8 @@ Runner *make_eigen(const Problem &problem, const char **why);
 
 // Registers the pooling benchmarks (bench_pool.cpp); `threads` is used for the probe.
 void register_pool_benchmarks(int threads);
+
+// Registers the hand-written sum-of-squares loops (bench_ceiling.cpp) on `threads` threads.
+void register_ceiling_benchmarks(int threads);
 
 }  // namespace lpnorm_bench

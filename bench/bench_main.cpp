@@ -367,6 +367,7 @@ int main(int argc, char **argv) {
 
     register_all();
     register_pool_benchmarks(g_options.threads);
+    register_ceiling_benchmarks(g_options.threads);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -79,36 +80,42 @@ std::atomic<uint64_t> g_sink{0};
 
 const char *probe_isa() { return g_read_name; }
 
-double timed_read(const void *data, size_t bytes, int threads, int passes) {
+double timed_threads(int threads, const std::function<void(int)> &work) {
     using Clock = std::chrono::steady_clock;
-    const char *base = static_cast<const char *>(data);
-    // Shares are multiples of 256 bytes, so every thread starts on a 64-byte boundary.
-    size_t share = (bytes / threads + 255) / 256 * 256;
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
     std::vector<Clock::time_point> done(threads);
 
-    auto work = [&](int t) {
-        size_t begin = std::min(bytes, share * t), end = std::min(bytes, begin + share);
+    auto run = [&](int t) {
         ready.fetch_add(1);
         while (!go.load(std::memory_order_acquire)) {
         }
-        uint64_t s = 0;
-        for (int k = 0; k < passes; ++k) s += g_read(base + begin, end - begin);
+        work(t);
         done[t] = Clock::now();
-        g_sink.fetch_add(s, std::memory_order_relaxed);
     };
 
     std::vector<std::thread> helpers;
-    for (int t = 1; t < threads; ++t) helpers.emplace_back(work, t);
+    for (int t = 1; t < threads; ++t) helpers.emplace_back(run, t);
     while (ready.load() != threads - 1) std::this_thread::yield();
     Clock::time_point start = Clock::now();
     go.store(true, std::memory_order_release);
     ready.fetch_add(1);
-    work(0);
+    run(0);
     for (std::thread &h : helpers) h.join();
     Clock::time_point end = *std::max_element(done.begin(), done.end());
     return std::chrono::duration<double>(end - start).count();
+}
+
+double timed_read(const void *data, size_t bytes, int threads, int passes) {
+    const char *base = static_cast<const char *>(data);
+    // Shares are multiples of 256 bytes, so every thread starts on a 64-byte boundary.
+    size_t share = (bytes / threads + 255) / 256 * 256;
+    return timed_threads(threads, [&](int t) {
+        size_t begin = std::min(bytes, share * t), end = std::min(bytes, begin + share);
+        uint64_t s = 0;
+        for (int k = 0; k < passes; ++k) s += g_read(base + begin, end - begin);
+        g_sink.fetch_add(s, std::memory_order_relaxed);
+    });
 }
 
 namespace {
