@@ -44,16 +44,24 @@ Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root
                   pow(m, cast(t, p)));
 }
 
+// |v|^e for e = p (the term) or 1/p (the root) of a magnitude m >= 0, NaN or inf included.
+// Products and sqrt take NaN and inf as IEEE says; pow and the cube root are written for
+// finite values only, so only their kinds test the bits.
+Expr guarded_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root) {
+    Expr guarded = root ? !(p_kind == abi::kPool1 || p_kind == abi::kPool2 || p_kind == abi::kPool4)
+                        : (p_kind == abi::kPoolInt || p_kind == abi::kPoolP);
+    Expr non_finite = guarded && is_nan_or_inf_bits(m);
+    return select(non_finite, m,
+                  magnitude_power(select(non_finite, make_one(m.type()), m), p_kind, p, root));
+}
+
 // v^e for e = p (the term) or 1/p (the root), v of any sign, as lpnorm.h states it for the
 // signed mode: a negative base keeps its sign for an odd integer e, loses it for an even one,
 // and gives NaN otherwise (-inf included); the root exponent 1/p counts as an integer only
-// for p = 1. NaN and inf are found on the bits, and pow only ever sees finite values >= 0.
+// for p = 1.
 Expr signed_power(const Expr &v, const Expr &p_kind, const Expr &p, bool root) {
     Type t = v.type();
-    Expr m = abs(v);
-    Expr non_finite = is_nan_or_inf_bits(v);
-    Expr power = select(non_finite, m, magnitude_power(select(non_finite, make_one(t), m),
-                                                       p_kind, p, root));
+    Expr power = guarded_power(abs(v), p_kind, p, root);
     Expr odd, integer;
     if (root) {
         odd = integer = p_kind == abi::kPool1;
@@ -78,6 +86,17 @@ Expr taps_inside_padded(const Expr &o, int d, const PoolWindow &w) {
     return min(w.kernel[d], (padded - 1 - o * w.stride[d]) / w.dilation[d] + 1);
 }
 
+// The taps j of a window starting at input coordinate `start` along dim d that fall inside
+// the input, as a range [first, end) of j: start + j * dilation in [0, extent). Stated as
+// bounds on j (not as a condition on the coordinate) so that the tap loop is cut to them.
+Expr first_tap_inside(const Expr &start, int d, const PoolWindow &w) {
+    // ceil(-start / dilation) for start < 0; Halide's division rounds toward -inf.
+    return max(0, (w.dilation[d] - 1 - start) / w.dilation[d]);
+}
+Expr end_tap_inside(const Expr &start, int d, const PoolWindow &w) {
+    return min(w.kernel[d], (w.extent[d] - 1 - start) / w.dilation[d] + 1);
+}
+
 std::vector<Expr> kind_conditions(const Expr &p_kind) {
     std::vector<Expr> conditions;
     for (int k = 0; k < abi::kNumPoolKinds; k++) {
@@ -100,6 +119,7 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     s.input_type = input.type();
     s.compute_type = pool_compute_type(input.type());
     s.kind_conditions = kind_conditions(p_kind);
+    s.signed_pow = signed_pow != 0;
     s.rescale = rescale != 0;
     for (int d = 0; d < spatial; d++) {
         s.vars.emplace_back("s" + std::to_string(d));
@@ -112,25 +132,63 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     // The term, once per input element. Halide compiles float math with fast-math flags, so
     // it is marked strict: NaN and inf must propagate as IEEE says.
     Expr x = cast(ct, input(args));
-    Expr abs_term = signed_power(abs(x), p_kind, p, false);
     s.term = Func("term");
-    s.term(args) = strict_float(select(signed_pow != 0, signed_power(x, p_kind, p, false), abs_term));
+    s.term(args) = strict_float(select(s.signed_pow, signed_power(x, p_kind, p, false),
+                                       guarded_power(abs(x), p_kind, p, false)));
 
-    // The window sums, one spatial dim at a time. Taps outside the input read a clamped
-    // coordinate and contribute 0: the padding is never materialised.
+    // The window sums, one spatial dim at a time from the outermost in, so that the last one
+    // runs along the innermost dim. Taps of an outer dim outside the input are left out: the
+    // RDom's predicate bounds the tap by the output row only, so the tap loop is cut to it
+    // (the clamp keeps bounds inference within the input; where a tap is taken it is a no-op).
+    // The stage the innermost sum reads, `padded`, is 0 outside the input along the innermost
+    // dim: it is defined as 0 and then written over [0, extent), so the innermost sum reads
+    // its taps with no condition and no clamp. For one spatial dim it is a copy of the term;
+    // otherwise the sum along dim 1, whose update also runs over that dim-0 range.
+    s.sums.resize(spatial);
+    s.taps.resize(spatial);
     Func previous = s.term;
-    for (int d = 0; d < spatial; d++) {
-        RDom tap(0, window.kernel[d], "tap" + std::to_string(d));
-        Expr at = s.vars[d] * window.stride[d] - window.pad_begin[d] + tap * window.dilation[d];
-        Expr inside = at >= 0 && at < window.extent[d];
-        std::vector<Expr> from = args;
-        from[d] = clamp(likely(at), 0, window.extent[d] - 1);
+    if (spatial == 1) {
+        RDom r(0, window.extent[0], "r_pad");
+        std::vector<Expr> at = args;
+        at[0] = r.x;
+        s.padded = Func("padded");
+        s.padded(args) = make_zero(ct);
+        s.padded(at) = s.term(at);
+        s.padded_x = r.x;
+        previous = s.padded;
+    }
+    for (int d = spatial - 1; d >= 0; d--) {
         Func sum("sum" + std::to_string(d));
         sum(args) = make_zero(ct);
-        sum(args) += select(likely(inside), previous(from), make_zero(ct));
-        s.sums.push_back(sum);
-        s.taps.push_back(tap);
+        std::vector<Expr> to = args, from = args;
+        if (d == 0) {
+            RDom tap(0, window.kernel[0], "tap0");
+            from[0] = s.vars[0] * window.stride[0] - window.pad_begin[0] + tap * window.dilation[0];
+            sum(to) += previous(from);
+            s.taps[0] = tap;
+        } else {
+            // (x over the dim-0 extent when this sum is `padded`, then the tap of dim d)
+            const bool pads = d == 1;
+            RDom r = pads ? RDom(0, window.extent[0], 0, window.kernel[d], "r" + std::to_string(d))
+                          : RDom(0, window.kernel[d], "r" + std::to_string(d));
+            RVar tap = pads ? r.y : r.x;
+            Expr start = s.vars[d] * window.stride[d] - window.pad_begin[d];
+            Expr at = start + tap * window.dilation[d];
+            r.where(tap >= first_tap_inside(start, d, window) &&
+                    tap < end_tap_inside(start, d, window));
+            from[d] = clamp(at, 0, window.extent[d] - 1);
+            if (pads) {
+                to[0] = from[0] = r.x;
+                s.padded_x = r.x;
+            }
+            sum(to) += previous(from);
+            s.taps[d] = r;
+        }
+        s.sums[d] = sum;
         previous = sum;
+        if (d == 1) {
+            s.padded = sum;
+        }
     }
 
     // Rescaled overhang: K / n, n = the taps inside input + pads.
@@ -143,7 +201,8 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     total = select(rescale != 0, total * (kernel_size / inside), total);
 
     s.norm = Func("norm");
-    s.norm(args) = strict_float(signed_power(total, p_kind, p, true));
+    s.norm(args) = strict_float(select(s.signed_pow, signed_power(total, p_kind, p, true),
+                                       guarded_power(total, p_kind, p, true)));
     s.out = Func("out");
     s.out(args) = to_output(s.norm(args), output_type);
     return s;

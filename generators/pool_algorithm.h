@@ -1,6 +1,7 @@
 // The Lp pooling algorithm, written once for 1, 2 and 3 spatial dims: what is computed,
 // never how. |x|^p is computed once per input element, then the (dilated) window is summed
-// one spatial dim at a time, then the root is taken.
+// one spatial dim at a time (the innermost last, over a copy with zero margins), then the
+// root is taken.
 #pragma once
 
 #include <vector>
@@ -18,12 +19,21 @@ struct PoolWindow {
 // The stages of one pooling pipeline, handed to schedules/.
 struct PoolStages {
     Halide::Func term;                   // term(s0.., c, n): |x|^p (or x^p), compute type
-    std::vector<Halide::Func> sums;      // sums[i]: window sum along spatial dim i of sums[i-1]
-    std::vector<Halide::RDom> taps;      // taps[i]: the RDom of sums[i]'s update
+    // sums[d]: the window sum along spatial dim d of sums[d + 1] (of the term for the
+    // outermost); sums[0] is the last, along the innermost dim.
+    std::vector<Halide::Func> sums;
+    // taps[d]: the RDom of sums[d]'s update: the taps of dim d, or for sums[1] (dim-0 x, tap).
+    std::vector<Halide::RDom> taps;
+    // What sums[0] reads: sums[1], or a copy of the term for one spatial dim. It is 0 outside
+    // the input along dim 0 (pure definition) and written over the input's dim-0 range by its
+    // update, whose RVar along dim 0 is padded_x.
+    Halide::Func padded;
+    Halide::RVar padded_x;
     Halide::Func norm;                   // norm(s0.., c, n): the root of the window sum
     Halide::Func out;                    // out(s0.., c, n) = norm in the output type
     std::vector<Halide::Var> vars;       // s0.., c, n (innermost first)
     std::vector<Halide::Expr> kind_conditions;  // one per p_kind, to specialise on
+    Halide::Expr signed_pow;             // true in the signed mode (x^p instead of |x|^p)
     Halide::Expr rescale;                // true when overhanging windows are rescaled
     PoolWindow window;
     Halide::Type input_type;

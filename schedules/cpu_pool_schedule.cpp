@@ -1,10 +1,31 @@
 // CPU schedule of the pooling generator.
 //
-// Work is split into tasks of (channel plane, strip of output rows of the outermost spatial
-// dim). Inside a task the window sums slide: each output row computes only the rows of the
-// inner sums it has not seen yet, and |x|^p is computed once per input row those need, so
-// every input element is read and raised to p about once. Every stage is vectorised along
-// the innermost spatial dim.
+// Work is split into tasks: a group of whole channel planes (small planes are grouped, so that
+// a task's start and its buffers are paid once per group), or when there are few planes a
+// strip of output rows of the outermost spatial dim. Inside a task the output is produced in
+// blocks of rows (for 2-D; a row runs along the innermost dim), each stage running over a
+// whole block:
+//   - |x|^p is computed once per input element, in rows that slide with the blocks (stored
+//     for the task, computed as the rows come into a window);
+//   - the sums along the outer dims add whole rows: one tap at a time, each adding a row of
+//     the stage before into the row being summed (in L1), the tap loop cut by its bounds to
+//     the taps inside the input, so that no vector pays for a condition;
+//   - the last of them (or, for 1-D, a copy of the term) is `padded`, zero outside the row,
+//     so the sum along the innermost dim is one vector of outputs at a time, its taps added in
+//     registers from dense (stride 1) or deinterleaved (stride 2) loads with no condition;
+//   - the root follows in the same vector, and the block is stored.
+// Every intermediate is a block of rows (or for 3-D a plane) of one task, in L1 or L2; every
+// loop is vectorised along the innermost dim.
+//
+// Measured against the schedule before it (every sum a vector at a time with clamped,
+// masked taps, the innermost first; one row at a time, a task per plane) on Zen 4 AVX-512,
+// float32 p = 2, 2 threads, tools/autotune's harness: [32,64,112,112] 2x2 s2 5.7 -> 4.0 ms,
+// 3x3 s1 pad 1 17.1 -> 9.0 ms, 3x3 s2 pad 1 9.2 -> 4.9 ms; [8,256,28,28] 3x3 s1 pad 1
+// 3.77 -> 0.67 ms, 2x2 s2 1.08 -> 0.30 ms; [1,512,14,14] 3x3 s1 pad 1 0.37 -> 0.08 ms. In
+// cache (one thread, [1,8,112,112]) the 3x3 s1 kernel runs 0.51 ns per input element, about
+// 30 cycles per vector of 16 outputs, against about 15 for its loads, stores and square root
+// alone: the stages' stores (the term, the zeroed and summed rows, the output) bound it, not
+// memory. Unrolling the innermost taps (k = 2, 3) did not change it.
 #include "cpu_pool_schedule.h"
 
 #include "cpu_target.h"
@@ -25,47 +46,18 @@ void for_each_kind(Stage stage, const PoolStages &s, Body body) {
     stage.specialize_fail("lpnorm: unknown p_kind");
 }
 
-// Window sum along spatial dim d, vectorised along dim 0 with the taps outside the vector
-// loop, so that the loop over dim 0 is the one split at the padding into an edge part and a
-// steady part with dense loads (taps innermost put the padding clamp inside a vector loop:
-// gathers: 3x3 s1 pad 1 on [32, 64, 112, 112] took 39 ms, now 32). Along dim 0 the
-// common strides get their own copies with dense or two-way interleaved loads instead of
-// gathers. Copies for the common windows (2x2 s2, 3x3 s1, 3x3 s2, 2x2x2 s2, 1-D k4 s2) with
-// their taps unrolled inside the vector loop did not pay: 12.4, 37.0, 21.0, 10.1 and 6.8 ms
-// against 12.5, 31.7, 20.9, 10.4 and 7.5 ms without (f32 p = 2, shapes of bench_pool.cpp), at
-// four times the compile time of the 3-D kernel.
-//
-// The sums (and the root) are internal rows, so their vector loops round up instead of
-// guarding a tail: their reads of `term` are clamped to the input, so the extra lanes stay
-// in bounds. Guarded tails of 56-wide rows cost a branchy partial vector per row: 2x2 s2
-// 12.4 -> 10.0 ms, 3x3 s2 20.9 -> 15.4 ms, 2x2x2 s2 10.4 -> 6.2 ms.
-void schedule_window_sum(Func sum, const RDom &tap, int d, const PoolStages &s, int lanes) {
-    Var s0 = s.vars[0];
-    sum.vectorize(s0, lanes, TailStrategy::RoundUp);
-    Stage update = sum.update();
-    update.reorder(s0, tap.x);
-    if (d == 0) {
-        for (int stride : {1, 2}) {
-            update.specialize(s.window.stride[0] == stride)
-                .vectorize(s0, lanes, TailStrategy::RoundUp);
-        }
-    }
-    update.vectorize(s0, lanes, TailStrategy::RoundUp);
-}
-
 }  // namespace
 
 void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
                        const PoolKnobs &knobs) {
     const int spatial = static_cast<int>(s.sums.size());
     // ARM64's 128-bit vectors hold half the lanes of AVX2's and its 32 registers afford two
-    // per vector operation, so rows are vectorised as wide as on AVX2 (8 float32 lanes) and
-    // the rounded-up tails of the common 56- and 112-wide rows are the ones measured there.
+    // per vector operation, so rows are vectorised as wide as on AVX2 (8 float32 lanes).
     const int arm_pairs = is_arm64(target) ? 2 : 1;
     const int lanes = target.natural_vector_size(s.compute_type) * arm_pairs *
                       std::max(1, knobs.vector_multiple);
     Var s0 = s.vars[0], c = s.vars[spatial], n = s.vars[spatial + 1];
-    Var plane("plane"), strip("strip"), row("row"), task("task");
+    Var plane("plane"), strip("strip"), row("row"), task("task"), xo("xo"), xi("xi");
 
     Expr outputs = 1;
     for (const Expr &e : b.output_extent) {
@@ -73,61 +65,111 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
     }
     Expr parallel = outputs >= knobs.parallel_min_elements;
 
+    // The loops of `out`: s0 (vectorised), the inner spatial dims, then the task: one or
+    // several planes, or for 2-D and 3-D a strip of rows of the outermost dim.
     Func out = s.out;
     out.fuse(c, n, plane);
-    Var at;  // the loop the outermost window sum is computed at
+    Var unit;     // one plane, or one strip of a plane: the term slides inside it
+    Var slide;    // the loop the term slides along (one step: new rows or planes of the term)
+    Var out_row;  // the loop whose iteration computes the stages of a block of output rows
     if (spatial == 1) {
-        task = plane;
-        at = plane;
+        task = unit = plane;
+        slide = out_row = plane;
     } else {
         // Whole planes per task when there are enough planes for every core: a task then
         // slides once over its plane. Few planes (one image, few channels) are cut into
         // strips of rows so that both cores get work.
         Var outer = s.vars[spatial - 1];
         Expr planes = b.output_extent[spatial] * b.output_extent[spatial + 1];
-        Expr rows = select(planes >= knobs.min_planes, b.output_extent[spatial - 1],
-                           knobs.strip_rows);
+        Expr whole = planes >= knobs.min_planes;
+        Expr rows = select(whole, b.output_extent[spatial - 1], knobs.strip_rows);
+        Var tile("tile"), unit_in_task("unit_in_task");
         out.split(outer, strip, row, max(rows, 1), TailStrategy::GuardWithIf)
-            .fuse(strip, plane, task);
-        at = row;
+            .fuse(strip, plane, tile);
+        // Small whole planes are grouped: a task then starts (and allocates its rows) once
+        // per group. [1,512,14,14] 3x3 s1 took 0.145 ms with a task per plane.
+        Expr plane_outputs = 1;
+        for (int d = 0; d < spatial; d++) {
+            plane_outputs *= b.output_extent[d];
+        }
+        Expr group = select(whole, clamp(knobs.task_elements / max(plane_outputs, 1), 1,
+                                         max(planes / knobs.min_tasks, 1)),
+                            1);
+        out.split(tile, task, unit_in_task, group, TailStrategy::GuardWithIf);
+        unit = unit_in_task;
+        slide = row;
+        out_row = spatial == 2 ? row : s.vars[1];
+        if (spatial == 2) {
+            // Blocks of rows: every stage below runs once per block, over its rows. One row
+            // at a time, [8,256,28,28] 3x3 s1 spent about 150 cycles a row outside the
+            // vector loops (1.39 ms).
+            Var block("block"), row_in_block("row_in_block");
+            Expr block_rows = max(knobs.block_elements / max(b.output_extent[0], 1), 1);
+            out.split(row, block, row_in_block, block_rows, TailStrategy::GuardWithIf);
+            slide = out_row = block;
+        }
     }
     // Specialisations of `out` copy everything computed inside it, so only the thread pool
-    // choice is made there; the p_kind copies are made per output row, in `norm`. (p_kind
-    // copies of `out` made the 2-D kernel take 5 minutes to compile.)
+    // choice is made there; the p_kind copies are made per output row, in `norm`.
     out.specialize(parallel).parallel(task).vectorize(s0, lanes, TailStrategy::GuardWithIf);
     out.vectorize(s0, lanes, TailStrategy::GuardWithIf);
-    s.norm.compute_at(out, at);
+
+    // The root, per block of output rows; the innermost window sum per vector of it, in
+    // registers. Buffers computed per block are allocated once per task (hoist_storage).
+    s.norm.compute_at(out, out_row).hoist_storage(out, task);
     for_each_kind(s.norm, s, [&](Stage kind) {
-        // Without rescaling the factor K / n (an integer division per output and dim) goes:
-        // 2x2 s2 on [32, 64, 112, 112] took 19 ms with it evaluated and discarded.
-        kind.specialize(!s.rescale).vectorize(s0, lanes, TailStrategy::RoundUp);
-        kind.vectorize(s0, lanes, TailStrategy::RoundUp);
+        // Without rescaling the factor K / n (an integer division per output and dim) goes.
+        for (const Expr &mode : {!s.rescale && !s.signed_pow, !s.signed_pow}) {
+            kind.specialize(mode).split(s0, xo, xi, lanes, TailStrategy::RoundUp).vectorize(xi);
+        }
+        kind.split(s0, xo, xi, lanes, TailStrategy::RoundUp).vectorize(xi);
     });
+    Func sum0 = s.sums[0];
+    sum0.compute_at(s.norm, xo).vectorize(s0);
+    Stage taps0 = sum0.update();
+    taps0.reorder(s0, s.taps[0].x);
+    for (int stride : {1, 2}) {
+        taps0.specialize(s.window.stride[0] == stride).vectorize(s0);
+    }
+    taps0.vectorize(s0);
 
-    // The outermost sum once per output row; each inner sum slides along the dim above it.
-    // Buffers computed per row are allocated once per task (hoist_storage), not per row.
-    s.sums[spatial - 1].compute_at(out, at);
-    if (spatial >= 2) {
-        s.norm.hoist_storage(out, task);
-        s.sums[spatial - 1].hoist_storage(out, task);
-        s.sums[spatial - 2].store_at(out, task).compute_at(out, at);
-    }
-    if (spatial == 3) {
-        s.sums[0].store_at(s.sums[1], s.vars[2]).compute_at(s.sums[1], s.vars[1])
-            .hoist_storage(out, task);
-    }
-    for (int d = 0; d < spatial; d++) {
-        schedule_window_sum(s.sums[d], s.taps[d], d, s, lanes);
-    }
-
-    // |x|^p once per input row the first sum needs (per task for one spatial dim).
+    // `padded`, one output row's worth: zeroed (rounded-up vectors are fine: nothing is read),
+    // then written over the input row, a vector at a time with the taps of dim 1 inside.
+    Func padded = s.padded;
+    Stage fill = padded.update();
+    padded.compute_at(out, out_row).hoist_storage(out, task)
+        .vectorize(s0, lanes, TailStrategy::RoundUp);
+    RVar px = s.padded_x, pxo("pxo"), pxi("pxi");
+    fill.split(px, pxo, pxi, lanes, TailStrategy::GuardWithIf);
     if (spatial == 1) {
-        s.term.compute_at(out, task);
-    } else {
-        s.term.compute_at(s.sums[0], s.vars[1]).hoist_storage(out, task);
+        // The term is computed inside the copy, once per input element.
+        fill.vectorize(pxi);
+        for_each_kind(fill, s, [&](Stage kind) {
+            kind.specialize(b.input_stride0 == 1 && !s.signed_pow);
+        });
+        return;
     }
+    // Taps outside the row loop: with the taps inside each vector (and the tap range tested
+    // per vector) [8,256,28,28] 3x3 s1 took 1.27 ms against 1.19 ms.
+    fill.reorder(pxi, pxo, s.taps[1].y).vectorize(pxi);
+
+    // 3-D: the sum along dim 2 over whole planes, one per output plane.
+    for (int d = spatial - 1; d >= 2; d--) {
+        s.sums[d].compute_at(out, slide).hoist_storage(out, task)
+            .vectorize(s0, lanes, TailStrategy::GuardWithIf);
+        Stage taps = s.sums[d].update();
+        Var vo("vo" + std::to_string(d)), vi("vi" + std::to_string(d));
+        taps.split(s0, vo, vi, lanes, TailStrategy::GuardWithIf)
+            .reorder(vi, s.taps[d].x, vo)
+            .vectorize(vi);
+    }
+
+    // |x|^p once per input element: rows (planes for 3-D) slide with the output rows.
+    s.term.store_at(out, unit).hoist_storage(out, task).compute_at(out, slide);
     for_each_kind(s.term, s, [&](Stage kind) {
-        kind.specialize(b.input_stride0 == 1).vectorize(s0, lanes, TailStrategy::GuardWithIf);
+        // The abs mode on dense rows is the common case: its copy computes no signed branch.
+        kind.specialize(b.input_stride0 == 1 && !s.signed_pow)
+            .vectorize(s0, lanes, TailStrategy::GuardWithIf);
         kind.vectorize(s0, lanes, TailStrategy::GuardWithIf);
     });
 }

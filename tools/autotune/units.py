@@ -69,10 +69,14 @@ UNITS = {u.name: u for u in [
          bench=["8192x64x32/k4/s2"],
          verify=["37x3x2/k4/s2", "50x2x2/k3/s1/p1/d2", "4099x20x4/k4/s2"],
          tiny=["37x3x2/k4/s2"]),
-    # 2048 planes: whole planes per task for every min_planes in range, strips never used.
-    Unit("pool_2d", "pool", "pool", ["spatial=2"], ["vector_multiple"],
+    # 2048 and 512 planes: whole planes per task for every min_planes in range, strips never
+    # used; the small planes are grouped into tasks (task_elements) and computed in blocks of
+    # rows (block_elements), as the large ones are. min_tasks follows the core count.
+    Unit("pool_2d", "pool", "pool", ["spatial=2"],
+         ["vector_multiple", "block_elements", "task_elements"],
          bench=["112x112x64x32/k2x2/s2x2", "112x112x64x32/k3x3/s1x1/p1x1",
-                "112x112x64x32/k3x3/s2x2/p1x1"],
+                "112x112x64x32/k3x3/s2x2/p1x1", "28x28x256x8/k3x3/s1x1/p1x1",
+                "14x14x512x1/k3x3/s1x1/p1x1"],
          verify=["13x11x3x2/k3x3/s2x2/p1x1", "9x7x3x2/k2x3/s1x2/d2x1",
                  "57x56x1x1/k3x3/s1x1/p1x1", "21x19x30x10/k2x2/s2x2", "130x100x4x2/k3x3/s1x1/p1x1"],
          tiny=["13x11x3x2/k3x3/s2x2/p1x1"]),
