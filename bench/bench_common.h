@@ -107,6 +107,22 @@ Runner *make_naive(const Problem &problem);
 Runner *make_onednn(const Problem &problem, const char **why);
 Runner *make_eigen(const Problem &problem, const char **why);
 
+// One pooling problem for a baseline: dense NC<spatial> input of `rank` dims (2-D windows on
+// rank 4 only), zero padding counted in every window (sum / kernel size), same element type.
+struct PoolProblem {
+    int rank = 0;
+    int64_t shape[5] = {};
+    int64_t kernel[3] = {}, strides[3] = {}, pad_begin[3] = {}, pad_end[3] = {};
+    Elem elem = Elem::f32;
+    const void *input = nullptr;
+    void *output = nullptr;
+};
+
+// oneDNN's average pooling (pooling_avg_include_padding): on the plain NCHW layout, or with
+// `blocked` on the layout its kernels prefer (channels in blocks of 16, nChw16c), the
+// input reordered into it once when the runner is made (not timed).
+Runner *make_onednn_avg_pool(const PoolProblem &problem, bool blocked, const char **why);
+
 // Registers the pooling benchmarks (bench_pool.cpp); `threads` is used for the probe.
 void register_pool_benchmarks(int threads);
 

@@ -1,12 +1,14 @@
-// Pooling benchmarks: lpnorm::pool (automatic ISA) and a naive single-threaded window loop on
-// the common windows, with bytes/s and the percentage of the streaming-read probe of the same
-// input buffer.
+// Pooling benchmarks: lpnorm::pool (automatic ISA), a naive single-threaded window loop and
+// oneDNN's average pooling on the common windows, with bytes/s and the percentage of the
+// streaming-read probe of the same input buffer.
 //
-// Names: pool/<dtype>/p<p>/<window>/<shape>/<implementation>.
+// Names: pool/<dtype>/p<p>/<window>/<shape>/<implementation>, and for oneDNN
+// pool/f32/avg/<window>/<shape>/onednn_<layout>.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,11 +25,15 @@ struct PoolCase {
     std::vector<int64_t> kernel, strides, pads;
 };
 
-// ResNet-style 2-D windows on 32 x 64 x 112 x 112 (98 MiB of float32), a 3-D and a 1-D one.
+// ResNet-style 2-D windows on 32 x 64 x 112 x 112 (98 MiB of float32); small planes of many
+// channels (28 x 28 and 14 x 14: short rows, per-plane costs); a 3-D and a 1-D window.
 const PoolCase kPoolCases[] = {
     {"k2x2_s2", {32, 64, 112, 112}, {2, 2}, {2, 2}, {}},
     {"k3x3_s1_p1", {32, 64, 112, 112}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
     {"k3x3_s2_p1", {32, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
+    {"k3x3_s1_p1", {8, 256, 28, 28}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
+    {"k2x2_s2", {8, 256, 28, 28}, {2, 2}, {2, 2}, {}},
+    {"k3x3_s1_p1", {1, 512, 14, 14}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
     {"k2x2x2_s2", {4, 32, 32, 56, 56}, {2, 2, 2}, {2, 2, 2}, {}},
     {"k4_s2", {32, 64, 8192}, {4}, {2}, {}},
 };
@@ -85,6 +91,28 @@ void naive_pool(const float *x, const std::vector<int64_t> &in, const lpnorm::Po
     }
 }
 
+// Runs the benchmark loop of `run` and sets the counters: bytes moved (input read once,
+// output written once) per second and their percentage of the input's read probe.
+template <typename Run>
+void time_pool(benchmark::State &st, Run run, const void *in, int64_t in_elements,
+               int64_t out_elements, Elem elem, int threads) {
+    const auto start = std::chrono::steady_clock::now();
+    for (auto _ : st) {
+        run();
+        benchmark::ClobberMemory();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const size_t in_bytes = static_cast<size_t>(in_elements) * elem_size(elem);
+    const double bytes = static_cast<double>(in_bytes + out_elements * elem_size(elem));
+    using benchmark::Counter;
+    st.counters["bytes_per_second"] =
+        Counter(bytes, Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
+    const double rate = bytes * static_cast<double>(st.iterations()) / seconds;
+    st.counters["pct_of_probe"] =
+        100.0 * rate / probe_bandwidth(in, in_bytes, threads).bytes_per_second;
+}
+
 void bench_pool(benchmark::State &st, const PoolCase *c, Elem elem, double p, int threads,
                 bool naive) {
     const lpnorm::DType dtype = elem == Elem::f32 ? lpnorm::DType::float32 : lpnorm::DType::float16;
@@ -115,21 +143,40 @@ void bench_pool(benchmark::State &st, const PoolCase *c, Elem elem, double p, in
         if (!s.ok()) return st.SkipWithError(s.message().c_str());
         st.SetLabel(std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()));
     }
-    const auto start = std::chrono::steady_clock::now();
-    for (auto _ : st) {
-        run();
-        benchmark::ClobberMemory();
+    time_pool(st, run, in, in_elements, out_elements, elem, threads);
+}
+
+// oneDNN's average pooling of the same buffer (standing in for |x|^p, taken beforehand: the
+// time does not depend on the values), as pool/<dtype>/avg/<window>/<shape>/onednn_<layout>.
+// The floor a fused Lp pool is held to: the same window sums, with no power and no root.
+void bench_pool_onednn(benchmark::State &st, const PoolCase *c, Elem elem, int threads,
+                       bool blocked) {
+    const int rank = static_cast<int>(c->shape.size()), spatial = rank - 2;
+    PoolProblem pb;
+    pb.rank = rank;
+    pb.elem = elem;
+    int64_t in_elements = 1, out_elements = c->shape[0] * c->shape[1];
+    for (int d = 0; d < rank; ++d) {
+        pb.shape[d] = c->shape[d];
+        in_elements *= c->shape[d];
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const size_t in_bytes = static_cast<size_t>(in_elements) * elem_size(elem);
-    const double bytes = static_cast<double>(in_bytes + out_elements * elem_size(elem));
-    using benchmark::Counter;
-    st.counters["bytes_per_second"] =
-        Counter(bytes, Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
-    const double rate = bytes * static_cast<double>(st.iterations()) / seconds;
-    st.counters["pct_of_probe"] =
-        100.0 * rate / probe_bandwidth(in, in_bytes, threads).bytes_per_second;
+    for (int d = 0; d < spatial; ++d) {
+        pb.kernel[d] = c->kernel[d];
+        pb.strides[d] = c->strides[d];
+        pb.pad_begin[d] = c->pads.empty() ? 0 : c->pads[d];
+        pb.pad_end[d] = c->pads.empty() ? 0 : c->pads[spatial + d];
+        out_elements *= (c->shape[2 + d] + pb.pad_begin[d] + pb.pad_end[d] - c->kernel[d]) /
+                            c->strides[d] + 1;
+    }
+    pb.input = cached_input(c->shape.data(), rank, elem);
+    Buffer out(static_cast<size_t>(out_elements) * elem_size(elem));
+    pb.output = out.data();
+    const char *why = "";
+    std::unique_ptr<Runner> runner(make_onednn_avg_pool(pb, blocked, &why));
+    if (!runner) return st.SkipWithError(why);
+    runner->run();
+    st.SetLabel(runner->label());
+    time_pool(st, [&] { runner->run(); }, pb.input, in_elements, out_elements, elem, threads);
 }
 
 // The streaming-read probe of a pooling input, as probe/<dtype>/<shape>/threads<N>.
@@ -163,7 +210,17 @@ void register_pool_benchmarks(int threads) {
                 benchmark::RegisterBenchmark(probe.c_str(), bench_pool_probe, &c, elem, threads)
                     ->UseManualTime();
             }
-            for (double p : {1.0, 2.0, 3.0}) {
+            if (elem == Elem::f32 && c.shape.size() == 4) {
+                for (bool blocked : {false, true}) {
+                    const std::string name = std::string("pool/f32/avg/") + c.window + "/" +
+                                             shape_text(c.shape) +
+                                             (blocked ? "/onednn_nchw16c" : "/onednn_nchw");
+                    benchmark::RegisterBenchmark(name.c_str(), bench_pool_onednn, &c, elem,
+                                                 threads, blocked)
+                        ->UseRealTime();
+                }
+            }
+            for (double p : {1.0, 2.0, 3.0, 4.0}) {
                 const std::string base = std::string("pool/") + elem_name(elem) + "/p" +
                                          std::to_string(static_cast<int>(p)) + "/" + c.window +
                                          "/" + shape_text(c.shape) + "/";

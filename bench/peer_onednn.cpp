@@ -68,3 +68,81 @@ Runner *make_onednn(const Problem &problem, const char **why) {
 }
 
 }  // namespace lpnorm_bench
+
+// ---- Average pooling: what an Lp pool costs when the powers are already taken --------------
+
+namespace lpnorm_bench {
+namespace {
+
+class OneDnnAvgPool final : public Runner {
+public:
+    OneDnnAvgPool(const PoolProblem &pb, bool blocked)
+        : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+        const int spatial = pb.rank - 2;
+        memory::dims src_dims(pb.shape, pb.shape + pb.rank), dst_dims = src_dims;
+        memory::dims kernel(pb.kernel, pb.kernel + spatial), strides(pb.strides, pb.strides + spatial);
+        memory::dims pad_l(pb.pad_begin, pb.pad_begin + spatial), pad_r(pb.pad_end, pb.pad_end + spatial);
+        for (int d = 0; d < spatial; ++d) {
+            dst_dims[2 + d] =
+                (src_dims[2 + d] + pad_l[d] + pad_r[d] - kernel[d]) / strides[d] + 1;
+        }
+        const memory::data_type type =
+            pb.elem == Elem::f32 ? memory::data_type::f32 : memory::data_type::f16;
+        const memory::format_tag plain = memory::format_tag::abcd;
+        const memory::format_tag tag = blocked ? memory::format_tag::aBcd16b : plain;
+        memory::desc src_md(src_dims, type, tag), dst_md(dst_dims, type, tag);
+        const auto alg = dnnl::algorithm::pooling_avg_include_padding;
+        const auto prop = dnnl::prop_kind::forward_inference;
+#if DNNL_VERSION_MAJOR >= 3
+        memory::dims dilation(spatial, 0);
+        dnnl::pooling_forward::primitive_desc pd(engine_, prop, alg, src_md, dst_md, strides,
+                                                 kernel, dilation, pad_l, pad_r);
+#else
+        dnnl::pooling_forward::primitive_desc pd(
+            {prop, alg, src_md, dst_md, strides, kernel, pad_l, pad_r}, engine_);
+#endif
+        impl_ = pd.impl_info_str();
+        primitive_ = dnnl::pooling_forward(pd);
+        memory user_src(memory::desc(src_dims, type, plain), engine_, const_cast<void *>(pb.input));
+        if (blocked) {
+            src_ = memory(src_md, engine_);
+            dst_ = memory(dst_md, engine_);
+            dnnl::reorder(user_src, src_).execute(stream_, user_src, src_);
+            stream_.wait();
+        } else {
+            src_ = user_src;
+            dst_ = memory(dst_md, engine_, pb.output);
+        }
+    }
+
+    void run() override {
+        primitive_.execute(stream_, {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}});
+        stream_.wait();
+    }
+
+    const char *label() const override { return impl_.c_str(); }
+
+private:
+    std::string impl_;
+    dnnl::engine engine_;
+    dnnl::stream stream_;
+    dnnl::pooling_forward primitive_;
+    memory src_, dst_;
+};
+
+}  // namespace
+
+Runner *make_onednn_avg_pool(const PoolProblem &problem, bool blocked, const char **why) {
+    if (problem.rank != 4) {
+        *why = "oneDNN average pooling baseline: 2-D windows only";
+        return nullptr;
+    }
+    try {
+        return new OneDnnAvgPool(problem, blocked);
+    } catch (const dnnl::error &) {
+        *why = "oneDNN has no CPU average pooling for this problem";
+        return nullptr;
+    }
+}
+
+}  // namespace lpnorm_bench

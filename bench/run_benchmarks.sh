@@ -9,8 +9,9 @@
 #   -s  which benchmarks (default: lpnorm):
 #         lpnorm  probes, lpnorm::reduce (automatic and forced ISAs) and lpnorm::pool
 #         peers   probes, the naive loop, oneDNN and Eigen (slow: seconds per call for some)
-#         quick   probes, lpnorm::reduce and lpnorm::pool with the automatic ISA, p = 2 only
-#         pool    lpnorm::pool and its naive loop
+#         quick   probes, lpnorm::reduce and lpnorm::pool with the automatic ISA, p = 2 only,
+#                 and oneDNN's plain average pooling
+#         pool    lpnorm::pool, its naive loop and oneDNN's average pooling
 #         all     everything
 #   -f  a Google Benchmark filter regex instead of a set
 #   --  anything after it goes to lpnorm_bench (e.g. --threads=4, --check)
@@ -41,8 +42,8 @@ done
 if [[ -z "$filter" ]]; then
     case "$set_name" in
         lpnorm) filter='^(probe/|(reduce|pool)/.*/lpnorm)' ;;
-        peers) filter='^(probe/|(reduce|pool)/.*/(naive_1thread|onednn|eigen)/)' ;;
-        quick) filter='^(probe/.*/threads2|(reduce|pool)/[^/]+/p2/.*/lpnorm/)' ;;
+        peers) filter='^(probe/|(reduce|pool)/.*/(naive_1thread|onednn[a-z0-9_]*|eigen)(/|$))' ;;
+        quick) filter='^(probe/.*/threads2|(reduce|pool)/[^/]+/p2/.*/lpnorm/|pool/f32/avg/.*/onednn_nchw)' ;;
         pool) filter='^pool/' ;;
         all) filter='.' ;;
         *) echo "run_benchmarks.sh: unknown set '$set_name'" >&2; exit 2 ;;
