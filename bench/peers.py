@@ -9,7 +9,8 @@ from `lpnorm_bench --benchmark_list_tests`, so there is one list. lpnorm runs th
 ABI (build/bench/liblpnorm_c.so, ctypes); ONNX Runtime and OpenVINO run an ONNX model of one
 LpPool node (opset 18; OpenVINO decomposes it into power, average pool and power, with its
 inference precision held at f32); PyTorch runs F.lp_pool*d, or where the window has pads
-(lp_pool has none) the same decomposition: avg_pool*d(|x|^p, count_include_pad) * K, ^(1/p).
+(lp_pool has none) the same decomposition: avg_pool*d(|x|^p, count_include_pad) * K, ^(1/p);
+for odd p, lp_pool (which raises x, not |x|) is given |x|, inside the timed call.
 Every implementation runs on --threads threads; each output is checked against lpnorm's first.
 
 Timing: rounds interleave the implementations; in a round each is run for at least 0.1 s and
@@ -173,8 +174,9 @@ def torch_peer(x, kernel, strides, pads, p, threads):
     s = strides[0] if spatial == 1 else strides
 
     def run():
+        # lp_pool raises x itself to p (its signed mode); ONNX's LpPool raises |x|.
         with torch.no_grad():
-            return lp(t, float(p), k, s).numpy()
+            return lp(t.abs() if p % 2 else t, float(p), k, s).numpy()
     return run
 
 

@@ -9,6 +9,8 @@
 #   tools/dev.sh android   build the Android arm64 kernels archive and headers (no NDK needed;
 #                          with ANDROID_NDK set, the whole library) and check the archive
 #   tools/dev.sh bench     build with benchmarks, then run them (bench/run_benchmarks.sh)
+#   tools/dev.sh peers [ARGS]  build with benchmarks, install ONNX Runtime, OpenVINO and
+#                          PyTorch into .venv-peers, then run bench/peers.py (ARGS go to it)
 #   tools/dev.sh tune [ARGS]  build the generator, then tune every unit for AVX2 with the
 #                          autoschedulers as baselines (tools/autotune; ARGS replace the default
 #                          "all --isa avx2 --autoschedulers")
@@ -44,7 +46,7 @@ as_root() {
 # sanitize job. Installed only when missing.
 install_debian_packages() {
     local wanted=(g++ make python3 python3-venv python3-pip libgtest-dev libbenchmark-dev binutils)
-    if [ "$job" = bench ]; then
+    if [ "$job" = bench ] || [ "$job" = peers ]; then
         wanted+=(libdnnl-dev libeigen3-dev)
     fi
     if [ "$job" = test ] || [ "$job" = sanitize ]; then
@@ -103,7 +105,7 @@ setup() {
 
 configure() {
     local bench_flag="OFF"
-    { [ "$job" = bench ] || [ "$job" = gpu ]; } && bench_flag="ON"
+    { [ "$job" = bench ] || [ "$job" = peers ] || [ "$job" = gpu ]; } && bench_flag="ON"
     export PATH="$venv/bin:$PATH"
     cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON -DLPNORM_BUILD_BENCH="$bench_flag"
@@ -208,6 +210,16 @@ bench)
     build
     "$root/bench/run_benchmarks.sh" -b "$build_dir/bench/lpnorm_bench"
     ;;
+peers)
+    setup
+    build
+    peers_venv="$root/.venv-peers"
+    [ -x "$peers_venv/bin/python" ] || python3 -m venv "$peers_venv"
+    "$peers_venv/bin/python" -m pip install -q --disable-pip-version-check \
+        -r "$root/bench/requirements-peers.txt"
+    "$peers_venv/bin/python" "$root/bench/peers.py" --bench "$build_dir/bench/lpnorm_bench" \
+        --lib "$build_dir/bench/liblpnorm_c.so" "$@"
+    ;;
 gpu)
     setup
     build
@@ -227,7 +239,7 @@ tune)
         --work-dir "$root/build-autotune"
     ;;
 *)
-    echo "usage: tools/dev.sh demo|test|sanitize|arm|android|bench|gpu|tune|setup" >&2
+    echo "usage: tools/dev.sh demo|test|sanitize|arm|android|bench|peers|gpu|tune|setup" >&2
     exit 2
     ;;
 esac
