@@ -14,9 +14,29 @@ namespace {
 
 using dnnl::memory;
 
-class OneDnn final : public Runner {
+// One oneDNN primitive with its source and destination, run on a CPU stream.
+class OneDnnRunner : public Runner {
 public:
-    OneDnn(const Problem &pb) : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+    void run() override {
+        primitive_.execute(stream_, {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}});
+        stream_.wait();
+    }
+
+    const char *label() const override { return impl_.c_str(); }
+
+protected:
+    OneDnnRunner() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+
+    std::string impl_;
+    dnnl::engine engine_;
+    dnnl::stream stream_;
+    dnnl::primitive primitive_;
+    memory src_, dst_;
+};
+
+class OneDnn final : public OneDnnRunner {
+public:
+    OneDnn(const Problem &pb) {
         memory::dims src_dims(pb.shape, pb.shape + pb.rank), dst_dims = src_dims;
         for (int i = 0; i < pb.num_axes; ++i) dst_dims[pb.axes[i]] = 1;
         memory::data_type type = pb.elem == Elem::f32 ? memory::data_type::f32 : memory::data_type::f16;
@@ -35,20 +55,6 @@ public:
         src_ = memory(src_md, engine_, const_cast<void *>(pb.input));
         dst_ = memory(dst_md, engine_, pb.output);
     }
-
-    void run() override {
-        primitive_.execute(stream_, {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}});
-        stream_.wait();
-    }
-
-    const char *label() const override { return impl_.c_str(); }
-
-private:
-    std::string impl_;
-    dnnl::engine engine_;
-    dnnl::stream stream_;
-    dnnl::reduction primitive_;
-    memory src_, dst_;
 };
 
 }  // namespace
@@ -74,10 +80,9 @@ Runner *make_onednn(const Problem &problem, const char **why) {
 namespace lpnorm_bench {
 namespace {
 
-class OneDnnAvgPool final : public Runner {
+class OneDnnAvgPool final : public OneDnnRunner {
 public:
-    OneDnnAvgPool(const PoolProblem &pb, bool blocked)
-        : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+    OneDnnAvgPool(const PoolProblem &pb, bool blocked) {
         const int spatial = pb.rank - 2;
         memory::dims src_dims(pb.shape, pb.shape + pb.rank), dst_dims = src_dims;
         memory::dims kernel(pb.kernel, pb.kernel + spatial), strides(pb.strides, pb.strides + spatial);
@@ -114,20 +119,6 @@ public:
             dst_ = memory(dst_md, engine_, pb.output);
         }
     }
-
-    void run() override {
-        primitive_.execute(stream_, {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}});
-        stream_.wait();
-    }
-
-    const char *label() const override { return impl_.c_str(); }
-
-private:
-    std::string impl_;
-    dnnl::engine engine_;
-    dnnl::stream stream_;
-    dnnl::pooling_forward primitive_;
-    memory src_, dst_;
 };
 
 }  // namespace
