@@ -111,7 +111,7 @@ Runner *make_eigen(const Problem &problem, const char **why);
 // rank 4 only), zero padding counted in every window (sum / kernel size), same element type.
 struct PoolProblem {
     int rank = 0;
-    int64_t shape[5] = {};
+    int64_t shape[5] = {}, out_shape[5] = {};
     int64_t kernel[3] = {}, strides[3] = {}, pad_begin[3] = {}, pad_end[3] = {};
     Elem elem = Elem::f32;
     const void *input = nullptr;

@@ -152,21 +152,24 @@ void bench_pool(benchmark::State &st, const PoolCase *c, Elem elem, double p, in
 void bench_pool_onednn(benchmark::State &st, const PoolCase *c, Elem elem, int threads,
                        bool blocked) {
     const int rank = static_cast<int>(c->shape.size()), spatial = rank - 2;
+    std::vector<int64_t> out_shape;
+    const lpnorm::Status s = lpnorm::pool_output_shape(c->shape, params_of(*c, 1.0), &out_shape);
+    if (!s.ok()) return st.SkipWithError(s.message().c_str());
     PoolProblem pb;
     pb.rank = rank;
     pb.elem = elem;
-    int64_t in_elements = 1, out_elements = c->shape[0] * c->shape[1];
+    int64_t in_elements = 1, out_elements = 1;
     for (int d = 0; d < rank; ++d) {
         pb.shape[d] = c->shape[d];
+        pb.out_shape[d] = out_shape[d];
         in_elements *= c->shape[d];
+        out_elements *= out_shape[d];
     }
     for (int d = 0; d < spatial; ++d) {
         pb.kernel[d] = c->kernel[d];
         pb.strides[d] = c->strides[d];
         pb.pad_begin[d] = c->pads.empty() ? 0 : c->pads[d];
         pb.pad_end[d] = c->pads.empty() ? 0 : c->pads[spatial + d];
-        out_elements *= (c->shape[2 + d] + pb.pad_begin[d] + pb.pad_end[d] - c->kernel[d]) /
-                            c->strides[d] + 1;
     }
     pb.input = cached_input(c->shape.data(), rank, elem);
     Buffer out(static_cast<size_t>(out_elements) * elem_size(elem));

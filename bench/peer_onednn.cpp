@@ -84,13 +84,10 @@ class OneDnnAvgPool final : public OneDnnRunner {
 public:
     OneDnnAvgPool(const PoolProblem &pb, bool blocked) {
         const int spatial = pb.rank - 2;
-        memory::dims src_dims(pb.shape, pb.shape + pb.rank), dst_dims = src_dims;
+        memory::dims src_dims(pb.shape, pb.shape + pb.rank);
+        memory::dims dst_dims(pb.out_shape, pb.out_shape + pb.rank);
         memory::dims kernel(pb.kernel, pb.kernel + spatial), strides(pb.strides, pb.strides + spatial);
         memory::dims pad_l(pb.pad_begin, pb.pad_begin + spatial), pad_r(pb.pad_end, pb.pad_end + spatial);
-        for (int d = 0; d < spatial; ++d) {
-            dst_dims[2 + d] =
-                (src_dims[2 + d] + pad_l[d] + pad_r[d] - kernel[d]) / strides[d] + 1;
-        }
         const memory::data_type type =
             pb.elem == Elem::f32 ? memory::data_type::f32 : memory::data_type::f16;
         const memory::format_tag plain = memory::format_tag::abcd;

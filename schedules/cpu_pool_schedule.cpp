@@ -110,7 +110,7 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
         }
     }
     // Specialisations of `out` copy everything computed inside it, so only the thread pool
-    // choice is made there; the p_kind copies are made per output row, in `norm`.
+    // choice is made there; the p_kind copies are made per block of rows, in `norm`.
     out.specialize(parallel).parallel(task).vectorize(s0, lanes, TailStrategy::GuardWithIf);
     out.vectorize(s0, lanes, TailStrategy::GuardWithIf);
 
@@ -133,8 +133,8 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
     }
     taps0.vectorize(s0);
 
-    // `padded`, one output row's worth: zeroed (rounded-up vectors are fine: nothing is read),
-    // then written over the input row, a vector at a time with the taps of dim 1 inside.
+    // `padded`, a block of output rows' worth: zeroed (rounded-up vectors are fine: nothing
+    // reads them), then written over the input's rows, tap by tap of dim 1 (below).
     Func padded = s.padded;
     Stage fill = padded.update();
     padded.compute_at(out, out_row).hoist_storage(out, task)
@@ -164,7 +164,7 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
             .vectorize(vi);
     }
 
-    // |x|^p once per input element: rows (planes for 3-D) slide with the output rows.
+    // |x|^p once per input element: rows (planes for 3-D) slide with the blocks of rows.
     s.term.store_at(out, unit).hoist_storage(out, task).compute_at(out, slide);
     for_each_kind(s.term, s, [&](Stage kind) {
         // The abs mode on dense rows is the common case: its copy computes no signed branch.

@@ -28,7 +28,7 @@ void schedule_pool_gpu(const gen::PoolStages &s, const PoolBuffers &, const Targ
         Func stored = sum.in();
         stored.compute_root();
         Var at = thread_per_point(stored, s.vars, knobs.gpu_threads, target);
-        compute_per_thread(s.sums[d], stored, at);
+        compute_per_thread(sum, stored, at);
     }
 
     // `padded`: its zeroing kernel, then its update with one thread per point of the input's
@@ -42,24 +42,19 @@ void schedule_pool_gpu(const gen::PoolStages &s, const PoolBuffers &, const Targ
     if (spatial >= 2) {
         fill.reorder(s.taps[1].y, thread, block);
     }
-    // The update's pure vars: the spatial dims past 0, then c and n fused into one block index.
-    std::vector<VarOrRVar> blocks = {block};
-    for (int d = 1; d < spatial; d++) {
-        blocks.push_back(s.vars[d]);
-    }
+    // The update's pure vars in the block index: c and n fused, and the spatial dims past 0
+    // (for 3-D fused too: a kernel has at most 3 block dims).
     Var plane("plane");
     fill.fuse(s.vars[spatial], s.vars[spatial + 1], plane);
-    blocks.push_back(plane);
-    if (blocks.size() == 4) {
-        // (3-D) at most 3 block dims: the outer spatial dims share one.
-        Var outer("outer");
-        fill.fuse(s.vars[1], s.vars[2], outer);
-        blocks = {block, outer, plane};
-    }
-    if (blocks.size() == 2) {
-        fill.gpu_blocks(blocks[0], blocks[1], api);
+    if (spatial == 1) {
+        fill.gpu_blocks(block, plane, api);
     } else {
-        fill.gpu_blocks(blocks[0], blocks[1], blocks[2], api);
+        Var rows = s.vars[1];
+        if (spatial == 3) {
+            rows = Var("outer");
+            fill.fuse(s.vars[1], s.vars[2], rows);
+        }
+        fill.gpu_blocks(block, rows, plane, api);
     }
     fill.gpu_threads(thread, api);
 
