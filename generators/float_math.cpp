@@ -41,13 +41,17 @@ Expr sign_bit_set(const Expr &x) {
 // lane and made L3 on [32, 256, 56, 56] axis 1 take 1.5x as long as L2). The estimate divides
 // the biased exponent by three on the bits (the high 32 bits for float64, about 5 correct
 // bits), Halley steps triple the correct bits each, and a last Newton step makes exact cubes
-// come out exact before integer truncation. Subnormal sums are scaled by 2^(3k) first.
+// come out exact before integer truncation. Subnormal sums are scaled by 2^(3k) first, and sums
+// within 2^(3k) of the largest finite value by 2^(-3k), so that 2 c^3 + s cannot overflow; each
+// Halley step multiplies c by a ratio near 1, so that no product of c and s over- or underflows.
 Expr cube_root(const Expr &s) {
     const Type t = s.type();
     const bool f64 = t.bits() == 64;
     const int k = f64 ? 18 : 8;  // 2^54 and 2^24 lift every subnormal into the normal range
     Expr small = s < make_const(t, f64 ? 2.2250738585072014e-308 : 1.17549435e-38);
-    Expr scaled = select(small, s * make_const(t, std::ldexp(1.0, 3 * k)), s);
+    Expr large = s > make_const(t, std::ldexp(1.0, (f64 ? 1024 : 128) - 3 * k));
+    Expr scaled = select(small, s * make_const(t, std::ldexp(1.0, 3 * k)),
+                         large, s * make_const(t, std::ldexp(1.0, -3 * k)), s);
     Expr estimate;
     if (f64) {
         Expr hi = cast(UInt(32), reinterpret(UInt(64), scaled) >> 32);
@@ -58,10 +62,11 @@ Expr cube_root(const Expr &s) {
     Expr c = estimate;
     for (int step = 0; step < (f64 ? 3 : 2); step++) {
         Expr c3 = c * c * c;
-        c = c * (c3 + 2 * scaled) / (2 * c3 + scaled);
+        c = c * ((c3 + 2 * scaled) / (2 * c3 + scaled));  // the ratio first: no c * s
     }
     c = c - (c * c * c - scaled) / (3 * c * c);
-    c = select(small, c * make_const(t, std::ldexp(1.0, -k)), c);
+    c = select(small, c * make_const(t, std::ldexp(1.0, -k)),
+               large, c * make_const(t, std::ldexp(1.0, k)), c);
     return select(s == make_zero(t), make_zero(t), c);
 }
 
