@@ -15,6 +15,7 @@
 
 #include "bench_common.h"
 #include "lpnorm/lpnorm.h"
+#include "runtime/testing.h"
 
 namespace lpnorm_bench {
 namespace {
@@ -113,8 +114,13 @@ void time_pool(benchmark::State &st, Run run, const void *in, int64_t in_element
         100.0 * rate / probe_bandwidth(in, in_bytes, threads).bytes_per_second;
 }
 
+// What a pooling row times: lpnorm::pool, the same with the range check after the kernel off
+// (the kernel alone), or the naive loop.
+enum class PoolRun { lpnorm, unchecked, naive };
+
 void bench_pool(benchmark::State &st, const PoolCase *c, Elem elem, double p, int threads,
-                bool naive) {
+                PoolRun what) {
+    const bool naive = what == PoolRun::naive;
     const lpnorm::DType dtype = elem == Elem::f32 ? lpnorm::DType::float32 : lpnorm::DType::float16;
     const lpnorm::PoolParams params = params_of(*c, p);
     std::vector<int64_t> out_shape;
@@ -143,9 +149,12 @@ void bench_pool(benchmark::State &st, const PoolCase *c, Elem elem, double p, in
         if (!s.ok()) return st.SkipWithError(s.message().c_str());
         st.SetLabel(std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()));
     }
+    lpnorm::testing::set_range_checks(what != PoolRun::unchecked);
     time_pool(st, run, in, in_elements, out_elements, elem, threads);
+    lpnorm::testing::set_range_checks(true);
 }
 
+#ifdef LPNORM_BENCH_HAVE_ONEDNN
 // oneDNN's average pooling of the same buffer (standing in for |x|^p, taken beforehand: the
 // time does not depend on the values), as pool/<dtype>/avg/<window>/<shape>/onednn_<layout>.
 // The floor a fused Lp pool is held to: the same window sums, with no power and no root.
@@ -181,6 +190,7 @@ void bench_pool_onednn(benchmark::State &st, const PoolCase *c, Elem elem, int t
     st.SetLabel(runner->label());
     time_pool(st, [&] { runner->run(); }, pb.input, in_elements, out_elements, elem, threads);
 }
+#endif
 
 // The streaming-read probe of a pooling input, as probe/<dtype>/<shape>/threads<N>.
 void bench_pool_probe(benchmark::State &st, const PoolCase *c, Elem elem, int threads) {
@@ -213,6 +223,7 @@ void register_pool_benchmarks(int threads) {
                 benchmark::RegisterBenchmark(probe.c_str(), bench_pool_probe, &c, elem, threads)
                     ->UseManualTime();
             }
+#ifdef LPNORM_BENCH_HAVE_ONEDNN
             if (elem == Elem::f32 && c.shape.size() == 4) {
                 for (bool blocked : {false, true}) {
                     const std::string name = std::string("pool/f32/avg/") + c.window + "/" +
@@ -223,16 +234,21 @@ void register_pool_benchmarks(int threads) {
                         ->UseRealTime();
                 }
             }
+#endif
             for (double p : {1.0, 2.0, 3.0, 4.0}) {
                 const std::string base = std::string("pool/") + elem_name(elem) + "/p" +
                                          std::to_string(static_cast<int>(p)) + "/" + c.window +
                                          "/" + shape_text(c.shape) + "/";
                 benchmark::RegisterBenchmark((base + "lpnorm").c_str(), bench_pool, &c, elem, p,
-                                             threads, false)
+                                             threads, PoolRun::lpnorm)
                     ->UseRealTime();
                 if (elem == Elem::f32 && p == 2) {
+                    // The range check's cost: the same call without it (docs/semantics.md).
+                    benchmark::RegisterBenchmark((base + "lpnorm_unchecked").c_str(), bench_pool,
+                                                 &c, elem, p, threads, PoolRun::unchecked)
+                        ->UseRealTime();
                     benchmark::RegisterBenchmark((base + "naive_1thread").c_str(), bench_pool, &c,
-                                                 elem, p, threads, true)
+                                                 elem, p, threads, PoolRun::naive)
                         ->UseRealTime();
                 }
             }
