@@ -55,28 +55,30 @@ Expr guarded_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root) 
                   magnitude_power(select(non_finite, make_one(m.type()), m), p_kind, p, root));
 }
 
-// v^e for e = p (the term) or 1/p (the root), v of any sign, as lpnorm.h states it for the
-// signed mode: a negative base keeps its sign for an odd integer e, loses it for an even one,
-// and gives NaN otherwise (-inf included); the root exponent 1/p counts as an integer only
-// for p = 1.
+// v^e for e = p (the term) or 1/p (the root), v of any sign, as IEEE pow and so PyTorch's
+// lp_pool formula give it (lpnorm.h, the signed mode): a negative base keeps its sign for an
+// odd integer e and loses it for an even one; for any other e it gives NaN, except -inf,
+// whose power is +inf.
 Expr signed_power(const Expr &v, const Expr &p_kind, const Expr &p, bool root) {
     Type t = v.type();
     Expr power = guarded_power(abs(v), p_kind, p, root);
+    Expr general = p_kind == abi::kPoolInt || p_kind == abi::kPoolP;
+    // 1/p in double, as PyTorch forms it (1.0 / norm_type), so p = 1/3 has e = 3.
+    Expr e = root ? cast(t, make_const(Float(64), 1.0) / cast<double>(p)) : cast(t, p);
+    Expr general_integer = floor(e) == e;
+    Expr general_odd = general_integer && (e - 2 * floor(e / 2)) == make_one(t);
     Expr odd, integer;
-    if (root) {
-        odd = integer = p_kind == abi::kPool1;
+    if (root) {  // e = 1, 1/2, 1/3, 1/4 for the fixed kinds
+        odd = select(general, general_odd, p_kind == abi::kPool1);
+        integer = select(general, general_integer, p_kind == abi::kPool1);
     } else {
-        Expr e = cast(t, p);
-        Expr general_integer = floor(e) == e;
-        Expr general_odd = general_integer && (e - 2 * floor(e / 2)) == make_one(t);
         Expr odd_kind = p_kind == abi::kPool1 || p_kind == abi::kPool3;
         Expr even_kind = p_kind == abi::kPool2 || p_kind == abi::kPool4;
-        Expr general = p_kind == abi::kPoolInt || p_kind == abi::kPoolP;
         odd = select(general, general_odd, odd_kind);
         integer = select(general, general_integer, odd_kind || even_kind);
     }
     Expr negative = sign_bit_set(v) && v != make_zero(t);
-    Expr neg_power = select(odd, -power, integer, power, quiet_nan(t));
+    Expr neg_power = select(odd, -power, integer || magnitude_bits(v) == inf_bits(t), power, quiet_nan(t));
     return select(negative, neg_power, power);
 }
 

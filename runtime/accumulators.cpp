@@ -60,6 +60,8 @@ Acc sum_root(Acc s, int p_kind, double p) {
     }
 }
 
+}  // namespace
+
 void store_norm(DType output, double v, void *out) {
     switch (output) {
     case DType::float32:
@@ -80,6 +82,8 @@ void store_norm(DType output, double v, void *out) {
     case DType::uint64: store_integer<uint64_t>(out, v); return;
     }
 }
+
+namespace {
 
 // Decodes an extreme key (reduce_algorithm.cpp, extreme_key) into |x| of the output dtype.
 template <typename Key>
@@ -117,6 +121,44 @@ T load(const void *p) {
 }
 
 }  // namespace
+
+double load_as_double(DType d, const void *data) {
+    const auto *p = static_cast<const unsigned char *>(data);
+    const auto as = [p](auto v) {
+        std::memcpy(&v, p, sizeof(v));
+        return v;
+    };
+    switch (d) {
+    case DType::float32: return as(float(0));
+    case DType::float64: return as(double(0));
+    case DType::float16: {
+        const uint16_t h = as(uint16_t(0));
+        const int exponent = (h >> 10) & 0x1f;
+        const double mantissa = h & 0x3ff;
+        const double magnitude =
+            exponent == 0x1f ? (mantissa != 0 ? std::numeric_limits<double>::quiet_NaN()
+                                              : std::numeric_limits<double>::infinity())
+            : exponent == 0  ? std::ldexp(mantissa, -24)
+                             : std::ldexp(mantissa + 1024, exponent - 25);
+        return (h & 0x8000) ? -magnitude : magnitude;
+    }
+    case DType::bfloat16: {
+        const uint32_t bits = uint32_t(as(uint16_t(0))) << 16;
+        float f;
+        std::memcpy(&f, &bits, 4);
+        return f;
+    }
+    case DType::int8: return as(int8_t(0));
+    case DType::uint8: return as(uint8_t(0));
+    case DType::int16: return as(int16_t(0));
+    case DType::uint16: return as(uint16_t(0));
+    case DType::int32: return as(int32_t(0));
+    case DType::uint32: return as(uint32_t(0));
+    case DType::int64: return double(as(int64_t(0)));
+    case DType::uint64: return double(as(uint64_t(0)));
+    }
+    return 0;
+}
 
 DType partial_dtype(Reducer reducer, DType input) {
     if (reducer == Reducer::sum) {

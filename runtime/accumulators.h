@@ -18,6 +18,13 @@ DType partial_dtype(Reducer reducer, DType input);
 // for extreme keys (unsigned ones).
 void combine_partials(DType acc_dtype, void *acc, const void *more, int64_t n);
 
+// The value of one element of dtype `d` (int64/uint64 beyond 2^53 rounded).
+double load_as_double(DType d, const void *data);
+
+// Writes norm `v` to `out` as the kernels do: one rounding to a float dtype (any sign, NaN),
+// truncation toward zero and saturation to an integer one.
+void store_norm(DType output, double v, void *out);
+
 // Writes the norm of accumulator `acc` (of partial_dtype(reducer, output)) to `out`.
 void finish_partial(Reducer reducer, int p_kind, double p, DType output, const void *acc,
                     void *out);

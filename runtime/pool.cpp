@@ -2,13 +2,17 @@
 // (split_pool.h).
 #include <cmath>
 #include <cstring>
+#include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "gpu.h"
+#include "accumulators.h"
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
 #include "pool_geometry.h"
+#include "range_repair.h"
 #include "registry.h"
 #include "settings.h"
 #include "split_pool.h"
@@ -29,6 +33,47 @@ int pool_kind(double p) {
 bool is_pool_dtype(DType d) {
     return d == DType::float32 || d == DType::float64 || d == DType::float16 ||
            d == DType::bfloat16;
+}
+
+// Signed mode with an odd integer p adds terms of both signs, which can cancel.
+bool sums_can_cancel(const PoolParams &params) {
+    return params.mode == PoolMode::signed_pow && params.p == std::floor(params.p) &&
+           std::fmod(params.p, 2.0) == 1.0;
+}
+
+// Pools a host input of a narrower float dtype through the float64 kernel `call` names, over a
+// float64 copy, and rounds each result once to the output dtype (docs/semantics.md: signed
+// sums that cancel are as exact as float64 makes them).
+Status pool_in_float64(const Tensor &input, const Tensor &output, const rt::PoolCall &call,
+                       const PoolParams &params) {
+    const int64_t in_count = input.num_elements(), out_count = output.num_elements();
+    const size_t in_size = dtype_size(input.dtype), out_size = dtype_size(output.dtype);
+    std::vector<unsigned char> dense;
+    std::vector<double> wide_in, wide_out;
+    try {
+        dense.resize(size_t(in_count) * in_size);
+        wide_in.resize(size_t(in_count));
+        wide_out.resize(size_t(out_count));
+    } catch (const std::bad_alloc &) {
+        return Status(ErrorCode::too_large,
+                      "input has " + std::to_string(in_count) +
+                          " elements: its float64 copy for the signed mode does not fit in memory");
+    }
+    rt::copy_to_dense(input, dense.data());
+    for (int64_t i = 0; i < in_count; i++) {
+        wide_in[size_t(i)] = rt::load_as_double(input.dtype, dense.data() + size_t(i) * in_size);
+    }
+    const Tensor wide_input = Tensor::contiguous(wide_in.data(), DType::float64, input.shape, input.rank);
+    const Tensor wide_output =
+        Tensor::contiguous(wide_out.data(), DType::float64, output.shape, output.rank);
+    const Status s = rt::run_pool(wide_input, wide_output, call);
+    if (!s.ok()) return s;
+    rt::repair_pool_range(wide_input, wide_output, params, call.axes, DType::float64);
+    auto *out = static_cast<unsigned char *>(output.data);
+    for (int64_t j = 0; j < out_count; j++) {
+        rt::store_norm(output.dtype, wide_out[size_t(j)], out + size_t(j) * out_size);
+    }
+    return Status::Ok();
 }
 
 rt::Shape output_shape_of(const std::vector<int64_t> &input_shape,
@@ -111,12 +156,21 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     call.p = params.p;
     call.signed_pow = params.mode == PoolMode::signed_pow;
     call.rescale = params.overhang == Overhang::rescale;
-    call.axes = std::move(axes);
+    call.axes = axes;
     std::vector<unsigned char> dense_storage;
     Tensor in;
     s = rt::host_input_for(backend, input, &dense_storage, &in);
     if (!s.ok()) return s;
-    return rt::run_pool(in, output, call);
+    if (!gpu && input.dtype != DType::float64 && sums_can_cancel(params)) {
+        call.kernel = rt::find_pool_kernel(spatial, DType::float64, isa);
+        if (call.kernel != nullptr) return pool_in_float64(in, output, call, params);
+        call.kernel = kernel;  // a build without float64 kernels: the narrow sums
+    }
+    s = rt::run_pool(in, output, call);
+    if (s.ok() && output.memory == Memory::host) {
+        rt::repair_pool_range(in, output, params, axes, rt::pool_accumulator(input.dtype));
+    }
+    return s;
 }
 
 }  // namespace lpnorm

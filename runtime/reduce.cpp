@@ -6,6 +6,7 @@
 #include "gpu.h"
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
+#include "range_repair.h"
 #include "registry.h"
 #include "settings.h"
 #include "split_reduce.h"
@@ -144,7 +145,9 @@ Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &par
     call.memory = input.memory;
     int64_t out_strides[kMaxRank];
     rt::dense_kept_strides(in.shape, in.rank, r.reduced, out_strides);
-    return rt::run_reduction(in, output.data, out_strides, call);
+    s = rt::run_reduction(in, output.data, out_strides, call);
+    if (s.ok() && output.memory == Memory::host) rt::repair_reduction_range(in, output.data, call);
+    return s;
 }
 
 }  // namespace lpnorm

@@ -28,4 +28,8 @@ void set_split_limits(int64_t index_limit, int64_t chunk = 0, int64_t max_accumu
 // unless it was split).
 int64_t last_kernel_calls();
 
+// Turns the range check after the kernels (runtime/range_repair.h) off (false) or back on, for
+// every thread: benchmarks time the kernels alone beside the full call with it.
+void set_range_checks(bool on);
+
 }  // namespace lpnorm::testing

@@ -85,8 +85,10 @@ enum class AutoPad : int {
 // What is raised to the power p.
 enum class PoolMode : int {
     abs = 0,         // |x|^p (ONNX, ONNX Runtime, OpenVINO, DirectML)
-    signed_pow = 1,  // x^p without |.| (PyTorch lp_pool): odd p keeps signs, fractional p
-                     // gives NaN for negative x, and a negative window sum gives NaN unless p = 1
+    signed_pow = 1,  // x^p without |.| (PyTorch lp_pool), then the sum's 1/p-th power, each as
+                     // IEEE pow: a negative base keeps its sign for an odd integer exponent,
+                     // loses it for an even one and gives NaN for any other, -inf giving +inf
+                     // (so a negative window sum gives NaN unless 1/p is an integer)
 };
 
 // Windows that run past the input under ceil_mode (or over padding).

@@ -144,8 +144,8 @@ inline std::vector<int64_t> axes_of(const Tensor &input, const std::vector<int64
 // torch.nn.functional.lp_pool1d/2d/3d(input, norm_type, kernel_size, stride, ceil_mode).
 //
 // out = (sign(s) * relu(|s|) * prod(kernel_size))^(1/norm_type), s = avg_pool(input^norm_type)
-// without padding: x^p without |.| (PoolMode::signed_pow: odd p keeps signs, fractional p gives
-// NaN for negative x, a negative window sum gives NaN unless p = 1), and a ceil_mode window
+// without padding: x^p without |.| and the root, each as IEEE pow (PoolMode::signed_pow), and
+// a ceil_mode window
 // that runs past the input has its in-bounds sum scaled by K / n (Overhang::rescale).
 // input: (N, C, spatial...) or unbatched (C, spatial...), output the same rank. kernel_size and
 // stride: one value for every spatial dim or one per dim; an empty stride means kernel_size.

@@ -43,6 +43,8 @@ const std::vector<Site> &sites() {
         // runtime/pool.cpp
         {"pool.dtype", "runtime/pool.cpp", " is not pooled: use float32, float64, float16 or bfloat16", nullptr},
         {"pool.no_kernel", "runtime/pool.cpp", "-D pooling kernel for dtype ", nullptr},
+        {"pool.widened_copy", "runtime/pool.cpp", ": its float64 copy for the signed mode does not fit in memory",
+         "an allocation failure copying a signed-mode (odd p) input to float64"},
         // runtime/split_pool.cpp
         {"pool.window_stride", "runtime/split_pool.cpp", " rows along it is beyond what one kernel call indexes",
          "needs an input spanning 2^31 elements; PoolSplit.WindowAcrossAnUnindexableStrideIsNamed "

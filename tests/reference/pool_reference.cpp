@@ -157,21 +157,29 @@ bool next_index(std::vector<int64_t> *idx, const std::vector<int64_t> &extent) {
     return false;
 }
 
-// x^p (signed_pow) or |x|^p (abs). Signed: NaN for x < 0 (-inf included) and a non-integer p.
+// IEEE pow for a negative base b and exponent e > 0: odd integer e keeps the sign, even
+// loses it, any other gives NaN, except for b = -inf, whose power is +inf.
+ld negative_pow(ld b, ld e) {
+    if (e != std::floor(e)) return std::isinf(b) ? HUGE_VALL : kNaN;
+    const ld magnitude = std::pow(-b, e);
+    return std::fmod(e, 2) == 1 ? -magnitude : magnitude;
+}
+
+// x^p (signed_pow) or |x|^p (abs), as IEEE pow.
 ld term(ld x, ld p, PoolMode mode) {
     const ld b = mode == PoolMode::abs ? std::fabs(x) : x;
-    if (mode == PoolMode::signed_pow && x < 0 && p != std::floor(p)) return kNaN;
+    if (b < 0 && p != std::floor(p)) return negative_pow(b, p);
     if (p == 1) return b;
     if (p == 2) return b * b;
     if (p == 3) return b * b * b;
     return std::pow(b, p);
 }
 
-// S^(1/p). A negative S (signed mode) gives NaN unless p = 1; -inf included (the contract in
-// lpnorm.h, where IEEE pow(-inf, 1/3) would give +inf).
+// S^(1/p) as IEEE pow with the exponent 1/p formed in double, as PyTorch forms it: a negative
+// S (signed mode) gives NaN unless 1/p is an integer, and -inf gives +inf.
 ld root(ld s, ld p) {
     if (p == 1 || std::isnan(s)) return s;
-    if (s < 0) return kNaN;
+    if (s < 0) return negative_pow(s, 1.0 / double(p));
     if (p == 2) return std::sqrt(s);
     if (p == 3) return std::cbrt(s);
     return std::pow(s, 1 / p);
@@ -307,10 +315,13 @@ Result pool(const Tensor &input, const PoolParams &params) {
 //    mode sum|t| = S; in signed mode (odd p) it is what bounds the cancellation.
 // 3. Overhang rescale by K/n: the factor formed with at most two roundings (K/n, or K * (1/n))
 //    and applied with one product: e_k = (1+u)^3 - 1 on top of step 2.
-// 4. Underflow: a term below the accumulator's normal range carries an absolute error of at
-//    most 2 subnormal ulps (pow), or (p-1)/2 of one (products of factors <= 1); sums of
-//    subnormals are exact. When some term may be that small (exp(-p*max_log) below the normal
-//    range), add 2*(n+1)*denorm_min, the rescale's roundings included. Without such terms, none.
+// 4. Range: where a power leaves the accumulator's range, lpnorm recomputes the output from
+//    scaled terms (runtime/range_repair.h), well inside this bound: no slack. Except for
+//    float32 inputs summed in float32 (abs mode, and signed mode with an even or fractional
+//    p), which are not repaired yet: there a term below the normal range carries an absolute
+//    error of at most 2 subnormal ulps (pow), or (p-1)/2 of one (products of factors <= 1);
+//    sums of subnormals are exact. When some term may be that small (exp(-p*max_log) below the
+//    normal range), add 2*(n+1)*denorm_min, the rescale's roundings included.
 //    So S^ lies in [S - D, S + D] with D the bound of steps 2-4 plus (n+16)*2^-63*sum|t| for
 //    this reference's own long-double arithmetic (sum, powl, the factor K/n).
 // 5. Root y = S^(1/p), monotone in S: p = 1 none (y = S, sign kept in signed mode); p = 2
@@ -320,10 +331,10 @@ Result pool(const Tensor &input, const PoolParams &params) {
 //    [root(S-D)(1-e_r) - a, root(S+D)(1+e_r) + a].
 //    Signed mode, p != 1: where S - D < 0, the kernel's sum may be negative, so NaN is correct
 //    too; where S + D < 0 only NaN is.
-// 6. Overflow: the accumulator holds terms and partial sums up to sum|t| (times K when the
-//    rescale forms S*K before dividing). Where that, with the errors of 1-3, reaches the
-//    accumulator's overflow threshold, +inf is correct too (abs mode), and -inf and NaN
-//    (inf - inf) in signed mode.
+// 6. Overflow, where not repaired (float32 as in 4): the accumulator holds terms and partial
+//    sums up to sum|t| (times K when the rescale forms S*K before dividing). Where that, with
+//    the errors of 1-3, reaches the accumulator's overflow threshold, +inf is correct too (abs
+//    mode), and -inf and NaN (inf - inf) in signed mode.
 // 7. Final conversion to the output dtype rounds to nearest, monotone: every result lies in
 //    [conv(lo), conv(hi)].
 // Hard NaN (a NaN tap, x < 0 with fractional p or inf - inf in signed mode, a -inf sum with
@@ -398,7 +409,11 @@ PoolRange pool_allowed_range(DType dtype, const PoolParams &params, const Value 
     const ld e_k = expected.scale == 1 ? 0 : (1 + u) * (1 + u) * (1 + u) - 1;
     const ld e_own = (n + 16) * std::ldexp(1.0L, -63);
     const ld growth = (1 + e_t) * (1 + gamma) * (1 + e_k);
-    const bool tiny_terms = expected.max_log > 0 && -p * expected.max_log < std::log(a.normal_min);
+    // float32 sums in float32 keep their range (steps 4 and 6); signed odd p sums in float64.
+    const bool odd_p = p == std::floor(p) && std::fmod(p, 2.0L) == 1;
+    const bool range_kept = dtype == DType::float32 && !(is_signed && odd_p);
+    const bool tiny_terms = range_kept && expected.max_log > 0 &&
+                            -p * expected.max_log < std::log(a.normal_min);
     const ld underflow = tiny_terms ? 2 * (n + 1) * a.denorm_min * expected.scale * (1 + e_k) : 0;
     const ld D = expected.abs_sum * (growth * (1 + e_own) - 1) + underflow;
     ld s_lo = expected.sum - D, s_hi = expected.sum + D;
@@ -408,7 +423,7 @@ PoolRange pool_allowed_range(DType dtype, const PoolParams &params, const Value 
     for (int64_t kd : params.kernel) kernel_volume *= static_cast<ld>(kd);
     const ld raw_abs_sum = expected.abs_sum / expected.scale;
     const ld peak = expected.scale == 1 ? raw_abs_sum : raw_abs_sum * kernel_volume;
-    if (peak * growth >= a.overflow) {
+    if (range_kept && peak * growth >= a.overflow) {
         r.pos_inf = true;
         r.neg_inf = r.nan = is_signed;
     }

@@ -34,8 +34,8 @@ struct PoolRange {
     bool range = true;
     long double lo = 0, hi = 0;
     bool nan = false;      // NaN is correct
-    bool pos_inf = false;  // +inf is correct (the accumulator may overflow)
-    bool neg_inf = false;  // -inf is correct (signed mode, the accumulator may overflow)
+    bool pos_inf = false;  // +inf is correct (a float32 accumulator may overflow)
+    bool neg_inf = false;  // -inf is correct (signed mode, a float32 accumulator may overflow)
 };
 PoolRange pool_allowed_range(DType dtype, const PoolParams &params, const Value &expected);
 

@@ -1,0 +1,366 @@
+#include "range_repair.h"
+
+#include <cmath>
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "accumulators.h"
+#include "kernel_abi.h"
+#include "testing.h"
+#include "thread_pool.h"
+
+namespace lpnorm::rt {
+namespace {
+
+std::atomic<bool> g_range_checks{true};
+
+// log2 of the largest finite and of the smallest non-zero |x| of a dtype.
+struct Exponents {
+    double max, min;
+};
+
+Exponents dtype_exponents(DType d) {
+    switch (d) {
+    case DType::float32: return {128, -149};
+    case DType::float64: return {1024, -1074};
+    case DType::float16: return {16, -24};
+    case DType::bfloat16: return {128, -133};
+    case DType::int8: return {7, 0};
+    case DType::uint8: return {8, 0};
+    case DType::int16: return {15, 0};
+    case DType::uint16: return {16, 0};
+    case DType::int32: return {31, 0};
+    case DType::uint32: return {32, 0};
+    case DType::int64: return {63, 0};
+    case DType::uint64: return {64, 0};
+    }
+    return {0, 0};
+}
+
+// The exact-integer value of int64/uint64 elements, which double would round.
+long double load_exact(DType d, const unsigned char *p) {
+    if (d == DType::int64) {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        return static_cast<long double>(v);
+    }
+    if (d == DType::uint64) {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        return static_cast<long double>(v);
+    }
+    return load_as_double(d, p);
+}
+
+// Whether output value y may carry a range error.
+bool flagged(const SumRange &range, DType out, double y, bool signed_mode) {
+    if (!is_floating(out)) {  // an overflowed sum saturates the integer
+        return range.can_overflow && y >= std::ldexp(1.0, int(dtype_exponents(out).max)) - 1;
+    }
+    if (std::isnan(y)) return signed_mode && range.can_overflow;  // inf - inf
+    const double m = std::fabs(y);
+    return (range.can_overflow && std::isinf(m)) || (range.can_underflow && m < range.low);
+}
+
+// Calls on_hit(j) for every output j whose magnitude bits fall below those of range.low or
+// reach inf's (NaN included), a superset of the flagged ones, in one pass over the bits.
+template <typename Bits, typename OnHit>
+void scan_float_bits(const unsigned char *data, int64_t count, Bits low, Bits high,
+                     OnHit &&on_hit) {
+    constexpr int64_t kBlock = 256;
+    constexpr Bits kSignClear = Bits(~Bits(0)) >> 1;
+    const Bits span = Bits(high - low);
+    Bits block[kBlock];
+    for (int64_t start = 0; start < count; start += kBlock) {
+        const int64_t n = std::min(kBlock, count - start);
+        std::memcpy(block, data + start * int64_t(sizeof(Bits)), size_t(n) * sizeof(Bits));
+        Bits any = 0;
+        for (int64_t k = 0; k < n; k++) {
+            any |= Bits(Bits((block[k] & kSignClear) - low) >= span);
+        }
+        if (!any) continue;
+        for (int64_t k = 0; k < n; k++) {
+            if (Bits((block[k] & kSignClear) - low) >= span) on_hit(start + k);
+        }
+    }
+}
+
+// The bits of |y| >= v in float dtype `d` (v >= 0, finite or inf).
+template <typename Bits>
+Bits magnitude_bits_above(DType d, double v) {
+    Bits bits = 0;
+    store_norm(d, v, &bits);
+    return Bits(bits + 1);
+}
+
+// Runs body(begin, end) over [0, count) in chunks on the kernels' thread pool.
+template <typename Body>
+void parallel_chunks(int64_t count, int64_t chunk, Body &body) {
+    const int64_t tasks = (count + chunk - 1) / chunk;
+    if (tasks <= 1 || tasks > std::numeric_limits<int>::max()) {
+        body(int64_t(0), count);
+        return;
+    }
+    struct Closure {
+        Body *body;
+        int64_t count, chunk;
+    } closure{&body, count, chunk};
+    const halide_task_t task = [](void *, int i, uint8_t *data) -> int {
+        const auto *c = reinterpret_cast<const Closure *>(data);
+        const int64_t begin = int64_t(i) * c->chunk;
+        (*c->body)(begin, std::min(c->count, begin + c->chunk));
+        return 0;
+    };
+    pool_do_par_for(nullptr, task, 0, int(tasks), reinterpret_cast<uint8_t *>(&closure));
+}
+
+// Calls on_hit(j) for the outputs j that may carry a range error, from several threads at
+// once (each j once).
+template <typename OnHit>
+void scan_outputs(const SumRange &range, DType out, const void *data, int64_t count,
+                  bool signed_mode, OnHit &&on_hit) {
+    const auto *bytes = static_cast<const unsigned char *>(data);
+    const size_t size = dtype_size(out);
+    const auto check = [&](int64_t j) {
+        if (flagged(range, out, load_as_double(out, bytes + j * int64_t(size)), signed_mode)) on_hit(j);
+    };
+    const double low = range.can_underflow ? range.low : 0;
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto scan = [&](int64_t begin, int64_t end) {
+        const auto shifted = [&](int64_t j) { check(begin + j); };
+        const unsigned char *at = bytes + begin * int64_t(size);
+        const int64_t n = end - begin;
+        if (!is_floating(out)) {  // integers: only an overflow, which saturates
+            if (range.can_overflow) {
+                for (int64_t j = begin; j < end; j++) check(j);
+            }
+        } else if (size == 2) {
+            const uint16_t lo = low > 0 ? magnitude_bits_above<uint16_t>(out, low) : 0;
+            const uint16_t hi = range.can_overflow
+                                    ? uint16_t(magnitude_bits_above<uint16_t>(out, inf) - 1)
+                                    : uint16_t(0x8000);
+            scan_float_bits<uint16_t>(at, n, lo, hi, shifted);
+        } else if (size == 4) {
+            const uint32_t lo = low > 0 ? magnitude_bits_above<uint32_t>(out, low) : 0;
+            const uint32_t hi = range.can_overflow ? magnitude_bits_above<uint32_t>(out, inf) - 1
+                                                   : 0x80000000u;
+            scan_float_bits<uint32_t>(at, n, lo, hi, shifted);
+        } else {
+            const uint64_t lo = low > 0 ? magnitude_bits_above<uint64_t>(out, low) : 0;
+            const uint64_t hi = range.can_overflow ? magnitude_bits_above<uint64_t>(out, inf) - 1
+                                                   : uint64_t(1) << 63;
+            scan_float_bits<uint64_t>(at, n, lo, hi, shifted);
+        }
+    };
+    parallel_chunks(count, int64_t(1) << 16, scan);
+}
+
+// The norm of a set of terms x_i, each raised to p, computed as m * (sum (x_i / m)^p)^(1/p)
+// with m = max |x_i|, in long double with a compensated sum, then rounded once more to
+// double. Returns false (keep the kernel's value) where an x_i is NaN or inf or every x_i is 0:
+// the kernels' own results are then exact.
+class ScaledNorm {
+public:
+    ScaledNorm(double p, bool signed_mode) : p_(p), signed_(signed_mode) {}
+
+    void add_magnitude(long double x) {
+        const long double a = std::fabs(x);
+        if (!(a <= std::numeric_limits<long double>::max())) finite_ = false;
+        if (a > max_) max_ = a;
+    }
+    bool usable() const { return finite_ && max_ > 0; }
+    // Second pass; every x_i given to add_magnitude once before.
+    void add_term(long double x) {
+        const long double t = std::pow(std::fabs(x) / max_, static_cast<long double>(p_));
+        long double term = t;
+        if (signed_ && x < 0) {
+            if (!is_integer_p()) {
+                sign_failed_ = true;  // a NaN term: the kernel's NaN stands
+                return;
+            }
+            if (is_odd_p()) term = -t;
+        }
+        const long double y = term - carry_;
+        const long double s = sum_ + y;
+        carry_ = (s - sum_) - y;
+        sum_ = s;
+    }
+    // The norm, `scale` times the sum first (overhang rescaling), or false.
+    bool result(long double scale, double *out) const {
+        if (sign_failed_) return false;
+        const long double s = sum_ * scale;
+        long double root;
+        if (s < 0) {
+            if (p_ != 1) {
+                *out = std::numeric_limits<double>::quiet_NaN();  // root of a negative sum
+                return true;
+            }
+            root = s;
+        } else {
+            root = p_ == 2 ? std::sqrt(s) : std::pow(s, 1.0L / static_cast<long double>(p_));
+        }
+        *out = static_cast<double>(max_ * root);
+        return true;
+    }
+
+private:
+    bool is_integer_p() const { return std::floor(p_) == p_; }
+    bool is_odd_p() const { return is_integer_p() && std::fmod(p_, 2.0) == 1.0; }
+
+    double p_;
+    bool signed_;
+    bool finite_ = true, sign_failed_ = false;
+    long double max_ = 0, sum_ = 0, carry_ = 0;
+};
+
+// Visits the input offsets (in elements) of one output's terms.
+template <typename Visit>
+void for_each_offset(int rank, const int64_t *extent, const int64_t *stride, int64_t base,
+                     Visit &&visit) {
+    int64_t index[kMaxRank] = {};
+    for (int i = 0; i < rank; i++) {
+        if (extent[i] == 0) return;
+    }
+    for (;;) {
+        int64_t offset = base;
+        for (int i = 0; i < rank; i++) offset += index[i] * stride[i];
+        visit(offset);
+        int i = rank - 1;
+        for (; i >= 0; i--) {
+            if (++index[i] < extent[i]) break;
+            index[i] = 0;
+        }
+        if (i < 0) return;
+    }
+}
+
+// Recomputes one output from the input offsets its terms sit at; false keeps the kernel's.
+template <typename Offsets>
+bool recompute(const Tensor &input, double p, bool signed_mode, long double scale,
+               Offsets &&offsets, double *y) {
+    const auto *data = static_cast<const unsigned char *>(input.data);
+    const size_t size = dtype_size(input.dtype);
+    ScaledNorm norm(p, signed_mode);
+    offsets([&](int64_t o) { norm.add_magnitude(load_exact(input.dtype, data + o * int64_t(size))); });
+    if (!norm.usable()) return false;
+    offsets([&](int64_t o) { norm.add_term(load_exact(input.dtype, data + o * int64_t(size))); });
+    return norm.result(scale, y);
+}
+
+}  // namespace
+
+SumRange sum_range(DType input, DType acc, double p, int64_t terms) {
+    SumRange range;
+    if (!(p > 0) || std::isinf(p) || p == 1) return range;  // no power, or an extreme
+    const Exponents in = dtype_exponents(input);
+    const bool acc32 = acc == DType::float32;
+    const double acc_max = acc32 ? 128 : 1024, acc_min_normal = acc32 ? -126 : -1022;
+    const double mantissa = acc32 ? 24 : 53;
+    const double log_terms = std::log2(double(std::max<int64_t>(terms, 1)));
+    range.can_overflow = p * in.max + log_terms >= acc_max;
+    range.can_underflow = p * in.min < acc_min_normal;
+    // A term lost to underflow is off by at most 2^acc_min_normal; below this sum, `terms` of
+    // them could reach 2^-(mantissa + 8) of it.
+    range.low = std::exp2((acc_min_normal + log_terms + mantissa + 8) / p);
+    return range;
+}
+
+DType pool_accumulator(DType input) {
+    return input == DType::float64 ? DType::float64 : DType::float32;
+}
+
+void repair_reduction_range(const Tensor &input, void *output, const ReduceCall &call) {
+    if (call.reducer != Reducer::sum || call.p_kind == abi::kCount || !g_range_checks) return;
+    int kept_rank = 0, reduced_rank = 0;
+    int64_t kept_extent[kMaxRank], kept_stride[kMaxRank];
+    int64_t reduced_extent[kMaxRank], reduced_stride[kMaxRank];
+    int64_t terms = 1, outputs = 1;
+    for (int i = 0; i < input.rank; i++) {
+        if ((call.reduced >> i) & 1) {
+            reduced_extent[reduced_rank] = input.shape[i];
+            reduced_stride[reduced_rank++] = input.strides[i];
+            terms *= input.shape[i];
+        } else {
+            kept_extent[kept_rank] = input.shape[i];
+            kept_stride[kept_rank++] = input.strides[i];
+            outputs *= input.shape[i];
+        }
+    }
+    const SumRange range = sum_range(input.dtype, partial_dtype(call.reducer, input.dtype),
+                                     call.p, terms);
+    if (!range.needs_scan()) return;
+    auto *out = static_cast<unsigned char *>(output);
+    const size_t size = dtype_size(input.dtype);
+    scan_outputs(range, input.dtype, output, outputs, false, [&](int64_t j) {
+        unsigned char *at = out + j * int64_t(size);
+        int64_t base = 0, rest = j;
+        for (int i = kept_rank - 1; i >= 0; i--) {
+            base += (rest % kept_extent[i]) * kept_stride[i];
+            rest /= kept_extent[i];
+        }
+        const auto offsets = [&](auto &&visit) {
+            for_each_offset(reduced_rank, reduced_extent, reduced_stride, base, visit);
+        };
+        double y;
+        if (recompute(input, call.p, false, 1.0L, offsets, &y)) store_norm(input.dtype, y, at);
+    });
+}
+
+void repair_pool_range(const Tensor &input, const Tensor &output, const PoolParams &params,
+                       const std::vector<PoolAxis> &axes, DType acc) {
+    // float32 summed in float32 is not checked: the check is a pass over the output, which
+    // costs 9-23% of the bench's float32 pooling times (docs/semantics.md).
+    if (!g_range_checks || (input.dtype == DType::float32 && acc == DType::float32)) return;
+    const int spatial = int(axes.size());
+    int64_t window = 1;
+    for (const PoolAxis &a : axes) window *= a.kernel;
+    const SumRange range = sum_range(input.dtype, acc, params.p, window);
+    if (!range.needs_scan()) return;
+    const bool signed_mode = params.mode == PoolMode::signed_pow;
+    const bool rescale = params.overhang == Overhang::rescale;
+    auto *out = static_cast<unsigned char *>(output.data);
+    const size_t size = dtype_size(output.dtype);
+    scan_outputs(range, output.dtype, output.data, output.num_elements(), signed_mode, [&](int64_t j) {
+        unsigned char *at = out + j * int64_t(size);
+        // (n, c, o_1..o_k) of output j, and the window's in-bounds taps per spatial dim.
+        int64_t o[kMaxRank], rest = j;
+        for (int i = output.rank - 1; i >= 0; i--) {
+            o[i] = rest % output.shape[i];
+            rest /= output.shape[i];
+        }
+        int64_t base = o[0] * input.strides[0] + o[1] * input.strides[1];
+        int64_t extent[abi::kMaxPoolSpatial], stride[abi::kMaxPoolSpatial];
+        long double inside_padded = 1;
+        for (int d = 0; d < spatial; d++) {
+            const PoolAxis &a = axes[size_t(d)];
+            const int64_t start = o[d + 2] * a.stride - a.pad_begin;
+            // taps t in [first, end) with start + t * dilation in [0, input)
+            const int64_t first = start < 0 ? (-start + a.dilation - 1) / a.dilation : 0;
+            const int64_t end = std::min(a.kernel, (a.input - 1 - start) / a.dilation + 1);
+            extent[d] = std::max<int64_t>(0, end - first);
+            stride[d] = a.dilation * input.strides[d + 2];
+            base += (start + first * a.dilation) * input.strides[d + 2];
+            const int64_t padded = a.input + a.pad_begin + a.pad_end;
+            inside_padded *= std::min(a.kernel, (padded - 1 - o[d + 2] * a.stride) / a.dilation + 1);
+        }
+        const long double scale = rescale ? static_cast<long double>(window) / inside_padded : 1.0L;
+        const auto offsets = [&](auto &&visit) {
+            for_each_offset(spatial, extent, stride, base, visit);
+        };
+        double y;
+        if (recompute(input, params.p, signed_mode, scale, offsets, &y)) {
+            store_norm(output.dtype, y, at);
+        }
+    });
+}
+
+}  // namespace lpnorm::rt
+
+namespace lpnorm::testing {
+
+void set_range_checks(bool on) { rt::g_range_checks = on; }
+
+}  // namespace lpnorm::testing

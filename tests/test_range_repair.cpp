@@ -1,0 +1,220 @@
+// Outputs whose powers leave the accumulator's range although the norm itself is finite and
+// normal (runtime/range_repair.h): float64 near 1e+-200, float32 pooling near 1e+-30,
+// bfloat16 and float16 with large p, int64 with p = 20, signed-mode pooling whose opposite
+// powers overflow. The expected values are the exact norms, computed here in long double
+// (whose range holds every power below), and the results must round them as a single rounding
+// would, within one ulp of the output dtype.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "lpnorm/lpnorm.h"
+#include "reference/reduce_reference.h"
+#include "test_util.h"
+
+namespace lpnorm::test {
+namespace {
+
+using ld = long double;
+
+// One unit in the last place of the output dtype at |v| (v finite, non-zero), or 1 for
+// integers (the truncation of a value computed in double).
+ld ulp(DType d, ld v) {
+    int digits = 0;
+    switch (d) {
+    case DType::float64: digits = 53; break;
+    case DType::float32: digits = 24; break;
+    case DType::float16: digits = 11; break;
+    case DType::bfloat16: digits = 8; break;
+    default: return std::ldexp(1.0L, std::max(0, std::ilogb(v) - 52));
+    }
+    return std::ldexp(1.0L, std::ilogb(v) - (digits - 1));
+}
+
+// (sum |x|^p)^(1/p), or the signed form (x^p summed, odd p) when `signed_mode`.
+ld exact_norm(const std::vector<ld> &x, ld p, bool signed_mode = false) {
+    ld s = 0;
+    for (ld v : x) {
+        const ld t = std::pow(std::fabs(v), p);
+        s += signed_mode && v < 0 ? -t : t;
+    }
+    return s < 0 ? -std::pow(-s, 1 / p) : std::pow(s, 1 / p);
+}
+
+void expect_near_exact(ld got, ld want, DType d, const std::string &what) {
+    ASSERT_TRUE(std::isfinite(static_cast<double>(got))) << what << ": got " << double(got)
+                                                         << ", exact " << double(want);
+    EXPECT_LE(std::fabs(got - want), ulp(d, want))
+        << what << ": got " << double(got) << ", exact " << double(want);
+}
+
+// Reduces `values` (one row of `shape`, axes) and compares output j against exact[j].
+void check_reduce_rows(DType d, const std::vector<int64_t> &shape, std::vector<int64_t> axes,
+                       const std::vector<ld> &values, double p, const std::vector<ld> &exact) {
+    const Array x = make_from(d, shape, values);
+    Status s;
+    const Array y = run_reduce(x.t, params(std::move(axes), p), &s);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(size_t(y.storage_elements), exact.size());
+    for (size_t j = 0; j < exact.size(); j++) {
+        expect_near_exact(y.at(int64_t(j)), exact[j], d,
+                          std::string(dtype_name(d)) + " p = " + std::to_string(p) + " out[" +
+                              std::to_string(j) + "]");
+    }
+}
+
+TEST(RangeRepair, Float64ReductionOverflowAndUnderflow) {
+    for (double p : {2.0, 3.0, 2.5, 8.0}) {
+        const std::vector<ld> big = {1e200L, -2e200L, 3e200L}, tiny = {1e-200L, -2e-200L, 3e-200L};
+        check_reduce_rows(DType::float64, {3}, {0}, big, p, {exact_norm(big, p)});
+        check_reduce_rows(DType::float64, {3}, {0}, tiny, p, {exact_norm(tiny, p)});
+        // Mixed rows: the largest dominates, the tiny ones add nothing visible.
+        const std::vector<ld> mixed = {1e300L, 1e-300L, 0, -4e299L};
+        check_reduce_rows(DType::float64, {4}, {0}, mixed, p, {exact_norm(mixed, p)});
+    }
+    // Close to the largest double: the norm of two 1e308 is 1.414e308, still finite.
+    const std::vector<ld> edge = {1e308L, 1e308L};
+    check_reduce_rows(DType::float64, {2}, {0}, edge, 2, {exact_norm(edge, 2)});
+    // The smallest subnormals: 4.9e-324 * sqrt(4) = 9.9e-324, two subnormal ulps.
+    const ld denorm = std::numeric_limits<double>::denorm_min();
+    check_reduce_rows(DType::float64, {4}, {0}, {denorm, denorm, denorm, denorm}, 2, {2 * denorm});
+}
+
+TEST(RangeRepair, Float64ReductionEveryPattern) {
+    // [2, 3, 4] with values 1e200 * (1 + index): all (0,1,2), inner (2), outer (0), middle (1),
+    // general (0, 2). Each output's exact norm from its own terms.
+    const std::vector<int64_t> shape = {2, 3, 4};
+    std::vector<ld> values(24);
+    for (size_t i = 0; i < values.size(); i++) values[i] = 1e200L * ld(i + 1) * (i % 3 ? 1 : -1);
+    const auto exact_of = [&](const std::vector<int64_t> &axes) {
+        std::vector<std::vector<ld>> groups;
+        std::vector<int64_t> kept_index;
+        for (int64_t i = 0; i < 24; i++) {
+            const int64_t c[3] = {i / 12, (i / 4) % 3, i % 4};
+            int64_t key = 0;
+            for (int a = 0; a < 3; a++) {
+                if (std::find(axes.begin(), axes.end(), a) == axes.end()) key = key * shape[size_t(a)] + c[a];
+            }
+            if (size_t(key) >= groups.size()) groups.resize(size_t(key) + 1);
+            groups[size_t(key)].push_back(values[size_t(i)]);
+        }
+        std::vector<ld> exact;
+        for (const auto &g : groups) exact.push_back(exact_norm(g, 2));
+        return exact;
+    };
+    for (const std::vector<int64_t> &axes : std::vector<std::vector<int64_t>>{
+             {0, 1, 2}, {2}, {0}, {1}, {0, 2}}) {
+        check_reduce_rows(DType::float64, shape, axes, values, 2, exact_of(axes));
+    }
+}
+
+TEST(RangeRepair, NarrowAccumulators) {
+    // bfloat16 sums in float32: 1e30^2 overflows it.
+    const std::vector<ld> big = {1e30L, 2e30L};
+    std::vector<ld> rounded;
+    const Array b = make_from(DType::bfloat16, {2}, big);
+    for (int64_t i = 0; i < 2; i++) rounded.push_back(b.at(i));
+    check_reduce_rows(DType::bfloat16, {2}, {0}, big, 2, {exact_norm(rounded, 2)});
+    // float16 with p = 16: 1000^16 = 1e48 overflows float32; the norm, 1000 * 2^(1/16), does
+    // not overflow float16.
+    check_reduce_rows(DType::float16, {2}, {0}, {1000, 1000}, 16, {exact_norm({1000, 1000}, 16)});
+    // int64 with p = 20: (2^62)^20 overflows double; the norm 2^62 * 2^(1/20) fits int64.
+    const ld two62 = std::ldexp(1.0L, 62);
+    check_reduce_rows(DType::int64, {2}, {0}, {two62, -two62}, 20, {std::floor(exact_norm({two62, two62}, 20))});
+}
+
+// Pools a 1-D window of `values` (kernel = their count) and returns the one output.
+ld pool_one(DType d, const std::vector<ld> &values, double p, PoolMode mode = PoolMode::abs) {
+    const Array x = make_from(d, {1, 1, int64_t(values.size())}, values);
+    Array y = make_array(d, {1, 1, 1});
+    PoolParams params;
+    params.kernel = {int64_t(values.size())};
+    params.p = p;
+    params.mode = mode;
+    const Status s = pool(x.t, y.t, params);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return y.at(0);
+}
+
+// float32 pooling sums in float32 and is not repaired yet (docs/semantics.md); bfloat16,
+// which sums in float32 too, and float64 are.
+TEST(RangeRepair, PoolingBfloat16AndFloat64) {
+    for (double p : {2.0, 3.0, 4.0, 2.5}) {
+        for (const std::vector<ld> &w : std::vector<std::vector<ld>>{
+                 {1e30L, -2e30L, 3e30L, 1e30L}, {1e-30L, -2e-30L, 3e-30L, 0}}) {
+            const Array rounded = make_from(DType::bfloat16, {4}, w);
+            const std::vector<ld> v = {rounded.at(0), rounded.at(1), rounded.at(2), rounded.at(3)};
+            expect_near_exact(pool_one(DType::bfloat16, v, p), exact_norm(v, p), DType::bfloat16,
+                              "bfloat16 pool p = " + std::to_string(p));
+        }
+        for (const std::vector<ld> &w : std::vector<std::vector<ld>>{
+                 {1e200L, -2e200L, 3e200L}, {1e-200L, -2e-200L, 3e-200L}}) {
+            expect_near_exact(pool_one(DType::float64, w, p), exact_norm(w, p), DType::float64,
+                              "float64 pool p = " + std::to_string(p));
+        }
+    }
+    // A 3x3 window with padding in 2-D, rows of huge values: the repair walks the taps inside.
+    Array x = make_array(DType::float64, {1, 1, 3, 3});
+    for (int64_t i = 0; i < 9; i++) x.set_at(i, 1e250L * ld(i + 1));
+    Array y = make_array(DType::float64, {1, 1, 3, 3});
+    PoolParams params;
+    params.kernel = {3, 3};
+    params.pads = {1, 1, 1, 1};
+    params.p = 2;
+    ASSERT_TRUE(pool(x.t, y.t, params).ok());
+    for (int64_t oy = 0; oy < 3; oy++) {
+        for (int64_t ox = 0; ox < 3; ox++) {
+            std::vector<ld> taps;
+            for (int64_t iy = oy - 1; iy <= oy + 1; iy++) {
+                for (int64_t ix = ox - 1; ix <= ox + 1; ix++) {
+                    if (iy >= 0 && iy < 3 && ix >= 0 && ix < 3) taps.push_back(x.at(iy * 3 + ix));
+                }
+            }
+            expect_near_exact(y.at(oy * 3 + ox), exact_norm(taps, 2), DType::float64,
+                              "3x3 pad 1 out[" + std::to_string(oy * 3 + ox) + "]");
+        }
+    }
+}
+
+TEST(RangeRepair, PoolingSignedMode) {
+    // 3e20^3 - 1e20^3 = 2.6e61: each cube overflows float32 (inf - inf), the result does not.
+    const std::vector<ld> w = {3e20L, -1e20L};
+    expect_near_exact(pool_one(DType::float32, w, 3, PoolMode::signed_pow), exact_norm(w, 3, true),
+                      DType::float32, "signed p = 3");
+    // p = 1 keeps the sign of the sum and has no power to overflow.
+    EXPECT_EQ(pool_one(DType::float32, {-3e38L, -3e38L}, 1, PoolMode::signed_pow),
+              -std::numeric_limits<ld>::infinity());
+}
+
+TEST(RangeRepair, SignedCancellationSumsInFloat64) {
+    // 1000^3 - 999.9^3 + 0.1^3: float32 sums of cubes near 1e9 carry errors of ~64, the
+    // difference is ~3e5; summed in float64 (odd p, signed mode) the result is within one
+    // float32 rounding of the exact one. float16 and bfloat16 take the same path.
+    for (DType d : {DType::float32, DType::bfloat16, DType::float16}) {
+        const Array x = make_from(d, {1, 1, 3}, {1000, -999.9L, 0.1L});
+        std::vector<ld> rounded = {x.at(0), x.at(1), x.at(2)};
+        const ld exact = exact_norm(rounded, 3, true);
+        if (exact <= 0) continue;  // float16/bfloat16 may round -999.9 to -1000: NaN (negative)
+        expect_near_exact(pool_one(d, rounded, 3, PoolMode::signed_pow), exact, d,
+                          std::string(dtype_name(d)) + " signed p = 3");
+    }
+    // p = 1, a plain signed sum: 2^24 + 1 - 2^24 is 0 when added in float32 in this order.
+    const std::vector<ld> w = {16777216, 1, -16777216};
+    EXPECT_EQ(pool_one(DType::float32, w, 1, PoolMode::signed_pow), 1);
+}
+
+TEST(RangeRepair, LegitimateSpecialsStay) {
+    const ld inf = std::numeric_limits<ld>::infinity();
+    // An infinite tap, a NaN tap and an all-zero window are the kernels' own exact results.
+    EXPECT_EQ(pool_one(DType::float64, {1e200L, inf}, 2), inf);
+    EXPECT_TRUE(std::isnan(pool_one(DType::float64, {1e200L, std::nanl("")}, 2)));
+    EXPECT_EQ(pool_one(DType::float64, {0, 0}, 2), 0);
+    // A norm beyond the largest double is +inf.
+    EXPECT_EQ(pool_one(DType::float64, {1.7e308L, 1.7e308L}, 2), inf);
+    // IEEE pow in the signed mode: (-inf)^3 + 1 = -inf, and (-inf)^(1/3) = +inf.
+    EXPECT_EQ(pool_one(DType::float32, {-inf, 1}, 3, PoolMode::signed_pow), inf);
+}
+
+}  // namespace
+}  // namespace lpnorm::test
