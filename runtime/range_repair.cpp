@@ -1,8 +1,8 @@
 #include "range_repair.h"
 
-#include <cmath>
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
