@@ -216,6 +216,10 @@ private:
     long double max_ = 0, sum_ = 0, carry_ = 0;
 };
 
+// Quotients rounded down and up, for a divisor b > 0.
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
 // Visits the input offsets (in elements) of one output's terms.
 template <typename Visit>
 void for_each_offset(int rank, const int64_t *extent, const int64_t *stride, int64_t base,
@@ -337,14 +341,16 @@ void repair_pool_range(const Tensor &input, const Tensor &output, const PoolPara
         for (int d = 0; d < spatial; d++) {
             const PoolAxis &a = axes[size_t(d)];
             const int64_t start = o[d + 2] * a.stride - a.pad_begin;
-            // taps t in [first, end) with start + t * dilation in [0, input)
-            const int64_t first = start < 0 ? (-start + a.dilation - 1) / a.dilation : 0;
-            const int64_t end = std::min(a.kernel, (a.input - 1 - start) / a.dilation + 1);
+            // taps t in [first, end) with start + t * dilation in [0, input); none where the
+            // window lies wholly in the padding
+            const int64_t first = start < 0 ? ceil_div(-start, a.dilation) : 0;
+            const int64_t end = std::min(a.kernel, floor_div(a.input - 1 - start, a.dilation) + 1);
             extent[d] = std::max<int64_t>(0, end - first);
             stride[d] = a.dilation * input.strides[d + 2];
-            base += (start + first * a.dilation) * input.strides[d + 2];
+            if (extent[d] > 0) base += (start + first * a.dilation) * input.strides[d + 2];
+            // as the kernels count them (pool_algorithm.cpp, taps_inside_padded)
             const int64_t padded = a.input + a.pad_begin + a.pad_end;
-            inside_padded *= std::min(a.kernel, (padded - 1 - o[d + 2] * a.stride) / a.dilation + 1);
+            inside_padded *= std::min(a.kernel, floor_div(padded - 1 - o[d + 2] * a.stride, a.dilation) + 1);
         }
         const long double scale = rescale ? static_cast<long double>(window) / inside_padded : 1.0L;
         const auto offsets = [&](auto &&visit) {

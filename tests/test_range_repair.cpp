@@ -177,6 +177,32 @@ TEST(RangeRepair, PoolingBfloat16AndFloat64) {
     }
 }
 
+TEST(RangeRepair, WindowsWhollyInThePaddingReadNothing) {
+    // Dilation 2 and 3 padded columns: the last window's taps (4 and 6) both lie past the
+    // 4-element input, so its sum is empty and 0 is exact. Zero is below the underflow bound of
+    // float64 squares, so the repair visits it and must find no tap; the storage past the view
+    // holds huge values that a stray read would turn into a non-zero result.
+    std::vector<double> storage = {1e-200, 2e-200, 3e-200, 4e-200, 1e300, 1e300, 1e300, 1e300};
+    const int64_t shape[] = {1, 1, 4};
+    const Tensor x = Tensor::contiguous(storage.data(), DType::float64, shape, 3);
+    PoolParams params;
+    params.kernel = {2};
+    params.dilations = {2};
+    params.pads = {0, 3};
+    params.p = 2;
+    std::vector<int64_t> out_shape;
+    ASSERT_TRUE(pool_output_shape({1, 1, 4}, params, &out_shape).ok());
+    ASSERT_EQ(out_shape, (std::vector<int64_t>{1, 1, 5}));
+    Array y = make_array(DType::float64, out_shape);
+    ASSERT_TRUE(pool(x, y.t, params).ok());
+    const std::vector<std::vector<ld>> taps = {{1e-200L, 3e-200L}, {2e-200L, 4e-200L}, {3e-200L}, {4e-200L}};
+    for (size_t o = 0; o < taps.size(); o++) {
+        expect_near_exact(y.at(int64_t(o)), exact_norm(taps[o], 2), DType::float64,
+                          "out[" + std::to_string(o) + "]");
+    }
+    EXPECT_EQ(y.at(4), 0);
+}
+
 TEST(RangeRepair, PoolingSignedMode) {
     // 3e20^3 - 1e20^3 = 2.6e61: each cube overflows float32 (inf - inf), the result does not.
     const std::vector<ld> w = {3e20L, -1e20L};
