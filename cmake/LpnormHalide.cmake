@@ -6,8 +6,14 @@
 set(LPNORM_HALIDE_VERSION 21.0.0)
 
 if (NOT Halide_ROOT AND NOT Halide_DIR AND NOT DEFINED ENV{Halide_ROOT})
-    find_program(LPNORM_VENV_PYTHON NAMES python3 python
-                 HINTS "${PROJECT_SOURCE_DIR}/.venv/bin" NO_DEFAULT_PATH)
+    if (SKBUILD AND Python_EXECUTABLE)
+        # `pip install .`: Halide is a build requirement of pyproject.toml, installed for the
+        # Python that builds the package.
+        set(LPNORM_VENV_PYTHON "${Python_EXECUTABLE}")
+    else ()
+        find_program(LPNORM_VENV_PYTHON NAMES python3 python
+                     HINTS "${PROJECT_SOURCE_DIR}/.venv/bin" NO_DEFAULT_PATH)
+    endif ()
     if (LPNORM_VENV_PYTHON)
         execute_process(
             COMMAND "${LPNORM_VENV_PYTHON}" -c "import halide; print(halide.install_dir())"

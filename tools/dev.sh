@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine (idempotently), builds lpnorm, and runs one job:
 #   tools/dev.sh demo      build, then run `lpnorm demo`
-#   tools/dev.sh test      build, then run every test (ctest), then the sanitize job, then the
-#                          same for ARM64 (arm), then the Android kernels archive (android)
+#   tools/dev.sh test      build, then run every test (ctest; the Python package's pytest
+#                          included), then the Python wheel's tests in a clean virtualenv
+#                          (python), then the sanitize job, then the same for ARM64 (arm), then
+#                          the Android kernels archive (android)
+#   tools/dev.sh python    build, then the wheel `pip install .` makes, from the build tree,
+#                          installed into a clean virtualenv and tested there
 #   tools/dev.sh sanitize  the `sanitize` preset only: ASan+UBSan tests and the fuzz targets
 #   tools/dev.sh arm       cross-build for aarch64-linux-gnu, then run every test, `lpnorm info`
 #                          and `lpnorm demo --quick` under qemu-aarch64
@@ -41,11 +45,13 @@ as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# Debian packages: compilers, Python for the venv, GoogleTest, Google Benchmark, binutils
+# Debian packages: compilers, Python for the venv (and its headers, for the Python package's
+# extension), GoogleTest, Google Benchmark, binutils
 # (objdump for the codegen checks); clang and its sanitizer/libFuzzer runtimes for the
 # sanitize job. Installed only when missing.
 install_debian_packages() {
-    local wanted=(g++ make python3 python3-venv python3-pip libgtest-dev libbenchmark-dev binutils)
+    local wanted=(g++ make python3 python3-venv python3-pip python3-dev libgtest-dev libbenchmark-dev
+                  binutils)
     if [ "$job" = bench ] || [ "$job" = peers ]; then
         wanted+=(libdnnl-dev libeigen3-dev)
     fi
@@ -108,7 +114,8 @@ configure() {
     { [ "$job" = bench ] || [ "$job" = peers ] || [ "$job" = gpu ]; } && bench_flag="ON"
     export PATH="$venv/bin:$PATH"
     cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON -DLPNORM_BUILD_BENCH="$bench_flag"
+        -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON -DLPNORM_BUILD_BENCH="$bench_flag" \
+        -DLPNORM_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$venv/bin/python"
 }
 
 build() {
@@ -175,6 +182,24 @@ android() {
         "$archive" "$android_build_dir/runtime/generated/lpnorm_kernel_table.inc" "$mode"
 }
 
+# The wheel `pip install .` builds, made in the build tree (its kernels are not generated a
+# second time), installed into a clean virtualenv with PyTorch (python/requirements-test.txt),
+# where python/tests run against it.
+python_wheel() {
+    export PATH="$venv/bin:$PATH"
+    local dist="$build_dir/python-dist" wheel_venv="$build_dir/python-wheel-venv"
+    rm -rf "$dist" "$wheel_venv"
+    "$venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-build-isolation \
+        --no-deps -w "$dist" "$root" "-Cbuild-dir=$build_dir" \
+        -Ccmake.define.LPNORM_BUILD_TESTS=ON -Ccmake.define.LPNORM_BUILD_TOOLS=ON
+    # scikit-build-core left its own settings in the cache (a temporary install prefix).
+    cmake "$build_dir" -U 'SKBUILD*' -U CMAKE_INSTALL_PREFIX >/dev/null
+    python3 -m venv "$wheel_venv"
+    "$wheel_venv/bin/python" -m pip install -q --disable-pip-version-check "$dist"/lpnorm-*.whl \
+        -r "$root/python/requirements-test.txt"
+    (cd "$wheel_venv" && "$wheel_venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests")
+}
+
 case "$job" in
 setup)
     setup
@@ -189,6 +214,7 @@ test)
     build
     export PATH="$venv/bin:$PATH"
     ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
+    python_wheel
     sanitize
     arm
     android
@@ -196,6 +222,11 @@ test)
 sanitize)
     setup
     sanitize
+    ;;
+python)
+    setup
+    build
+    python_wheel
     ;;
 arm)
     setup
@@ -239,7 +270,7 @@ tune)
         --work-dir "$root/build-autotune"
     ;;
 *)
-    echo "usage: tools/dev.sh demo|test|sanitize|arm|android|bench|peers|gpu|tune|setup" >&2
+    echo "usage: tools/dev.sh demo|test|python|sanitize|arm|android|bench|peers|gpu|tune|setup" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,174 @@
+"""lpnorm: Lp-norm reductions and Lp pooling on numpy arrays and PyTorch tensors.
+
+The kernels are lpnorm's C++ library (Halide-generated, ahead-of-time compiled). Arrays are
+read and written in place through DLPack or the buffer protocol: any strides, no copies.
+Results have the input's dtype and array type (numpy in, numpy out; torch in, torch out).
+Every error is an :class:`Error` carrying the library's message, raised before anything is
+written. The GIL is released while a kernel runs.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Optional, Sequence, Union
+
+from . import _core
+from ._core import Error
+
+__all__ = ["Error", "reduce", "pool", "info", "set_num_threads", "num_threads"]
+
+_EMPTY_AXES = {"identity": 0, "reduce_all": 1, "elementwise": 2}
+_AUTO_PAD = {"NOTSET": 0, "SAME_UPPER": 1, "SAME_LOWER": 2, "VALID": 3}
+_MODE = {"abs": 0, "signed": 1}
+_OVERHANG = {"sum": 0, "rescale": 1}
+
+
+def _choice(name: str, value: Any, table: dict) -> int:
+    if value not in table:
+        options = ", ".join(repr(k) for k in table)
+        raise Error(f"{name} = {value!r} is not one of {options}")
+    return table[value]
+
+
+def _int(name: str, value: Any) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise Error(f"{name} = {value!r} is not an integer") from None
+
+
+def _ints(name: str, values: Any) -> list:
+    if values is None:
+        return []
+    if not isinstance(values, (list, tuple)):
+        return [_int(name, values)]
+    return [_int(f"{name}[{i}]", v) for i, v in enumerate(values)]
+
+
+def _float(name: str, value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise Error(f"{name} = {value!r} is not a number") from None
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.startswith("torch") and hasattr(x, "detach")
+
+
+def _numpy_bfloat16(x: Any) -> bool:
+    return getattr(getattr(x, "dtype", None), "name", None) == "bfloat16" and not _is_torch(x)
+
+
+def _kernel_view(x: Any, name: str):
+    """The object handed to the extension, and the dtype name that overrides its own."""
+    if _is_torch(x):
+        return x.detach(), ""
+    if _numpy_bfloat16(x):
+        # ml_dtypes' bfloat16 has no DLPack code: the same bytes as uint16, named.
+        return x.view("uint16"), "bfloat16"
+    if not hasattr(x, "__dlpack__") and not hasattr(x, "__array_interface__"):
+        try:
+            memoryview(x)
+        except TypeError:
+            raise Error(f"{name} of type {type(x).__name__} is not an array "
+                        "(DLPack or buffer protocol)") from None
+    return x, ""
+
+
+def _shape(x: Any, name: str) -> list:
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        raise Error(f"{name} of type {type(x).__name__} is not an array (it has no shape)")
+    return [int(d) for d in shape]
+
+
+def _empty_like(x: Any, shape: Sequence[int]):
+    if _is_torch(x):
+        import torch
+
+        return torch.empty(tuple(shape), dtype=x.dtype, device=x.device)
+    import numpy
+
+    return numpy.empty(tuple(shape), dtype=x.dtype)
+
+
+def _output(x: Any, shape: list, out: Any):
+    if out is None:
+        return _empty_like(x, shape)
+    flags = getattr(out, "flags", None)
+    if flags is not None and not getattr(flags, "writeable", True):
+        raise Error("out is read-only")
+    if _is_torch(out) and out.requires_grad:
+        raise Error("out requires grad: lpnorm writes it in place")
+    if _numpy_bfloat16(x) != _numpy_bfloat16(out) or str(getattr(out, "dtype", None)) != str(x.dtype):
+        raise Error(f"out.dtype = {getattr(out, 'dtype', None)} differs from x.dtype = {x.dtype}")
+    return out
+
+
+def reduce(x: Any, p: float = 2.0, axes: Union[None, int, Sequence[int]] = None,
+           keepdims: bool = False, empty_axes: str = "reduce_all", out: Any = None):
+    """(sum over `axes` of |x|^p)^(1/p).
+
+    p: any real p > 0, inf (max |x|), -inf (min |x|) or 0 (count of non-zeros).
+    axes: None for every axis; an int or a sequence of ints in [-ndim, ndim).
+    empty_axes: what ``axes=[]`` means: "reduce_all" (ONNX), "identity" (OpenVINO: y = x) or
+    "elementwise" (ONNX-18 noop_with_empty_axes: y = |x|).
+    Accumulation: float16/bfloat16 in float32, float32/float64/integers in float64; integer
+    results truncated toward zero and saturated. ``out``: a preallocated dense output of the
+    result's shape and x's dtype.
+    """
+    shape = _shape(x, "x")
+    axes_list = list(range(len(shape))) if axes is None else _ints("axes", axes)
+    p = _float("p", p)
+    keepdims = bool(keepdims)
+    empty = _choice("empty_axes", empty_axes, _EMPTY_AXES)
+    out_shape = _core.reduce_output_shape(shape, axes_list, p, keepdims, empty)
+    view, dtype = _kernel_view(x, "x")
+    y = _output(x, out_shape, out)
+    out_view, _ = _kernel_view(y, "out")
+    _core.reduce(view, out_view, dtype, axes_list, p, keepdims, empty)
+    return y
+
+
+def pool(x: Any, p: float, kernel: Sequence[int], strides: Optional[Sequence[int]] = None,
+         pads: Optional[Sequence[int]] = None, dilations: Optional[Sequence[int]] = None,
+         auto_pad: str = "NOTSET", ceil_mode: bool = False, mode: str = "abs",
+         overhang: str = "sum", out: Any = None):
+    """Lp pooling over the spatial dims of an (N, C, D1[, D2[, D3]]) array.
+
+    y[n, c, o] = (sum over the taps of window o inside the input of |x|^p)^(1/p), ONNX LpPool.
+    kernel: the window, one int per spatial dim (1 to 3). strides, dilations: per spatial dim,
+    default 1. pads: ONNX order (every begin, then every end), default 0; used with
+    auto_pad="NOTSET" ("SAME_UPPER", "SAME_LOWER", "VALID" choose them). ceil_mode: output
+    sizes by ceiling. mode: "abs" raises |x| (ONNX) or "signed" raises x itself (PyTorch's
+    lp_pool). overhang: "sum" (ONNX Runtime) or "rescale" (PyTorch: times K / taps inside
+    input and pads). dtypes float32, float64, float16, bfloat16.
+    """
+    shape = _shape(x, "x")
+    kernel_list = _ints("kernel", kernel)
+    args = (kernel_list, _ints("strides", strides), _ints("pads", pads),
+            _ints("dilations", dilations), _choice("auto_pad", auto_pad, _AUTO_PAD),
+            bool(ceil_mode), _float("p", p), _choice("mode", mode, _MODE),
+            _choice("overhang", overhang, _OVERHANG))
+    out_shape = _core.pool_output_shape(shape, *args)
+    view, dtype = _kernel_view(x, "x")
+    y = _output(x, out_shape, out)
+    out_view, _ = _kernel_view(y, "out")
+    _core.pool(view, out_view, dtype, *args)
+    return y
+
+
+def info() -> dict:
+    """Version, ISAs (detected and active), threads, backends and the compiled kernels."""
+    return _core.info()
+
+
+def set_num_threads(n: int) -> None:
+    """Threads a kernel runs on, the caller's included; 0 means one per core."""
+    _core.set_num_threads(_int("n", n))
+
+
+def num_threads() -> int:
+    """Threads kernels run on: the count set by set_num_threads, else one per core."""
+    return _core.num_threads()

@@ -1,0 +1,179 @@
+"""PyTorch operators backed by lpnorm's kernels, registered with torch.library.
+
+``vector_norm`` follows ``torch.linalg.vector_norm`` and ``lp_pool1d/2d/3d`` follow
+``torch.nn.functional.lp_pool*d``, PyTorch's semantics included (signed powers, the rescaled
+overhang of ceil_mode windows; include/lpnorm/torch.h maps them). They are custom ops
+(``torch.ops.lpnorm.*``) with fake implementations, so ``torch.compile(fullgraph=True)`` traces
+them, and with autograd formulas written in PyTorch: ``vector_norm``'s is PyTorch's own norm
+gradient on lpnorm's result; ``lp_pool*d``'s differentiates PyTorch's formula (avg_pool of
+x^p, then the root) recomputed in the backward pass. lpnorm's backward kernels will replace
+them. CPU tensors; the output has the input's dtype.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Sequence, Union
+
+import torch
+import torch.nn.functional as F
+
+from . import _core
+
+__all__ = ["vector_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
+
+
+def _reduced_dims(rank: int, dim: Sequence[int]) -> List[int]:
+    if not dim or rank == 0:
+        return list(range(rank))
+    return sorted({d % rank for d in dim})
+
+
+def _norm_shape(shape: Sequence[int], dim: Sequence[int], keepdim: bool) -> List[int]:
+    reduced = set(_reduced_dims(len(shape), dim))
+    return [1 if i in reduced else s for i, s in enumerate(shape) if keepdim or i not in reduced]
+
+
+@torch.library.custom_op("lpnorm::vector_norm", mutates_args=())
+def _vector_norm(x: torch.Tensor, ord: float, dim: List[int], keepdim: bool) -> torch.Tensor:
+    out = x.new_empty(_norm_shape(x.shape, dim, keepdim))
+    _core.torch_vector_norm(x, out, ord, dim, keepdim)
+    return out
+
+
+@_vector_norm.register_fake
+def _(x, ord, dim, keepdim):
+    return x.new_empty(_norm_shape(x.shape, dim, keepdim))
+
+
+def _vector_norm_setup(ctx, inputs, output):
+    x, ord, dim, keepdim = inputs
+    ctx.save_for_backward(x, output)
+    ctx.ord, ctx.dim, ctx.keepdim = ord, dim, keepdim
+
+
+def _vector_norm_backward(ctx, grad):
+    # PyTorch's gradient of the p-norm (torch.linalg.vector_norm's), with lpnorm's norm as y.
+    x, y = ctx.saved_tensors
+    p = ctx.ord
+    reduced = _reduced_dims(x.dim(), ctx.dim)
+    if not ctx.keepdim:
+        for d in reduced:
+            y = y.unsqueeze(d)
+            grad = grad.unsqueeze(d)
+    if p == 0:
+        g = torch.zeros_like(x)
+    elif p == 1:
+        g = x.sgn() * grad
+    elif p == 2:
+        g = x * (grad / y).masked_fill(y == 0, 0)
+    elif math.isinf(p):
+        at_extreme = (x.abs() == y).to(x.dtype)
+        count = at_extreme.sum(reduced, keepdim=True) if reduced else at_extreme
+        g = x.sgn() * at_extreme * (grad / count)
+    elif p < 1:
+        g = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0) * grad * y.pow(1 - p)
+    elif p < 2:
+        g = x.sgn() * x.abs().pow(p - 1) * (grad / y.pow(p - 1)).masked_fill(y == 0, 0)
+    else:
+        g = x * x.abs().pow(p - 2) * (grad / y.pow(p - 1)).masked_fill(y == 0, 0)
+    return g, None, None, None
+
+
+_vector_norm.register_autograd(_vector_norm_backward, setup_context=_vector_norm_setup)
+
+
+def _expand(values: Sequence[int], k: int) -> List[int]:
+    return list(values) * k if len(values) == 1 else list(values)
+
+
+def _pool_shape(shape: Sequence[int], spatial: int, kernel_size: List[int], stride: List[int],
+                ceil_mode: bool) -> List[int]:
+    kernel = _expand(kernel_size, spatial)
+    steps = _expand(stride or kernel_size, spatial)
+    out = list(shape[: len(shape) - spatial])
+    for size, k, s in zip(shape[len(shape) - spatial:], kernel, steps):
+        k, s = max(k, 1), max(s, 1)
+        n = (size - k + (s - 1 if ceil_mode else 0)) // s + 1
+        if ceil_mode and (n - 1) * s >= size:
+            n -= 1
+        out.append(max(n, 0))
+    return out
+
+
+@torch.library.custom_op("lpnorm::lp_pool", mutates_args=())
+def _lp_pool(x: torch.Tensor, spatial: int, norm_type: float, kernel_size: List[int],
+             stride: List[int], ceil_mode: bool) -> torch.Tensor:
+    out = x.new_empty(_pool_shape(x.shape, spatial, kernel_size, stride, ceil_mode))
+    _core.torch_lp_pool(spatial, x, out, norm_type, kernel_size, stride, ceil_mode)
+    return out
+
+
+@_lp_pool.register_fake
+def _(x, spatial, norm_type, kernel_size, stride, ceil_mode):
+    return x.new_empty(_pool_shape(x.shape, spatial, kernel_size, stride, ceil_mode))
+
+
+_TORCH_LP_POOL = {1: F.lp_pool1d, 2: F.lp_pool2d, 3: F.lp_pool3d}
+
+
+def _lp_pool_setup(ctx, inputs, output):
+    x, spatial, norm_type, kernel_size, stride, ceil_mode = inputs
+    ctx.save_for_backward(x)
+    ctx.args = (spatial, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _lp_pool_backward(ctx, grad):
+    # PyTorch's formula for lp_pool, differentiated by autograd (recomputed here).
+    (x,) = ctx.saved_tensors
+    spatial, norm_type, kernel_size, stride, ceil_mode = ctx.args
+    kernel = _expand(kernel_size, spatial)
+    steps = _expand(stride or kernel_size, spatial)
+    if spatial == 1:  # lp_pool1d takes ints
+        kernel, steps = kernel[0], steps[0]
+    with torch.enable_grad():
+        leaf = x.detach().requires_grad_()
+        y = _TORCH_LP_POOL[spatial](leaf, norm_type, tuple(kernel) if spatial > 1 else kernel,
+                                    tuple(steps) if spatial > 1 else steps, ceil_mode)
+        (g,) = torch.autograd.grad(y, leaf, grad)
+    return g, None, None, None, None, None
+
+
+_lp_pool.register_autograd(_lp_pool_backward, setup_context=_lp_pool_setup)
+
+
+def _int_list(v: Union[None, int, Sequence[int]]) -> List[int]:
+    if v is None:
+        return []
+    if isinstance(v, int):
+        return [v]
+    return [int(e) for e in v]
+
+
+def vector_norm(x: torch.Tensor, ord: float = 2, dim: Union[None, int, Sequence[int]] = None,
+                keepdim: bool = False) -> torch.Tensor:
+    """torch.linalg.vector_norm(x, ord, dim, keepdim), in x's dtype (float32, float64,
+    float16, bfloat16). ord > 0, 0, inf or -inf."""
+    return _vector_norm(x, float(ord), _int_list(dim), bool(keepdim))
+
+
+def lp_pool1d(x: torch.Tensor, norm_type: float, kernel_size: Union[int, Sequence[int]],
+              stride: Optional[Union[int, Sequence[int]]] = None,
+              ceil_mode: bool = False) -> torch.Tensor:
+    """torch.nn.functional.lp_pool1d: (N, C, L) or (C, L); norm_type finite and > 0."""
+    return _lp_pool(x, 1, float(norm_type), _int_list(kernel_size), _int_list(stride), bool(ceil_mode))
+
+
+def lp_pool2d(x: torch.Tensor, norm_type: float, kernel_size: Union[int, Sequence[int]],
+              stride: Optional[Union[int, Sequence[int]]] = None,
+              ceil_mode: bool = False) -> torch.Tensor:
+    """torch.nn.functional.lp_pool2d: (N, C, H, W) or (C, H, W); norm_type finite and > 0."""
+    return _lp_pool(x, 2, float(norm_type), _int_list(kernel_size), _int_list(stride), bool(ceil_mode))
+
+
+def lp_pool3d(x: torch.Tensor, norm_type: float, kernel_size: Union[int, Sequence[int]],
+              stride: Optional[Union[int, Sequence[int]]] = None,
+              ceil_mode: bool = False) -> torch.Tensor:
+    """torch.nn.functional.lp_pool3d: (N, C, D, H, W) or (C, D, H, W); norm_type finite and
+    > 0."""
+    return _lp_pool(x, 3, float(norm_type), _int_list(kernel_size), _int_list(stride), bool(ceil_mode))

@@ -1,0 +1,149 @@
+"""lpnorm on PyTorch tensors, and lpnorm.torch against PyTorch's own ops: values, gradients,
+gradcheck in float64, torch.compile(fullgraph=True)."""
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed in this environment")
+
+import lpnorm  # noqa: E402
+import lpnorm.torch as lt  # noqa: E402
+from reference import assert_close, pool_ref, reduce_ref  # noqa: E402
+
+DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
+          torch.bfloat16: "bfloat16"}
+
+
+def randn(*shape, dtype=torch.float32, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
+
+
+def as_numpy(t):
+    return t.detach().to(torch.float64).numpy()
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_generic_api_keeps_the_array_type(dtype):
+    x = randn(3, 40, 7, dtype=dtype)
+    y = lpnorm.reduce(x, 2, axes=1)
+    assert isinstance(y, torch.Tensor) and y.dtype == dtype and y.shape == (3, 7)
+    assert_close(as_numpy(y), reduce_ref(as_numpy(x), 2.0, (1,)), DTYPES[dtype])
+    strided = x[:, ::3, :].transpose(0, 2)  # a view, read in place
+    assert_close(as_numpy(lpnorm.reduce(strided, 3, axes=[1])),
+                 reduce_ref(as_numpy(strided), 3.0, (1,)), DTYPES[dtype])
+    pooled = lpnorm.pool(x.reshape(3, 1, 280), 2, [4], strides=[3])
+    assert isinstance(pooled, torch.Tensor) and pooled.dtype == dtype
+    assert_close(as_numpy(pooled), pool_ref(as_numpy(x.reshape(3, 1, 280)), 2.0, [4], [3]),
+                 DTYPES[dtype])
+
+
+def test_generic_api_errors_and_grad_inputs():
+    x = randn(4, 5, dtype=torch.float32).requires_grad_()
+    assert lpnorm.reduce(x, 2, axes=1).shape == (4,)  # read through a detached view
+    with pytest.raises(lpnorm.Error, match="out requires grad"):
+        lpnorm.reduce(x, 2, axes=1, out=torch.zeros(4, requires_grad=True))
+
+
+@pytest.mark.parametrize("ord", [2, 1, 3, 0.5, 1.5, 4, math.inf, -math.inf, 0])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (1, False), ((0, 2), True), (-1, True)])
+def test_vector_norm_matches_torch(ord, dim, keepdim):
+    x = randn(4, 6, 5, dtype=torch.float64, seed=3)
+    x[0, 0, 0] = 0
+    mine = lt.vector_norm(x, ord, dim, keepdim)
+    theirs = torch.linalg.vector_norm(x, ord, dim, keepdim)
+    torch.testing.assert_close(mine, theirs, rtol=1e-14, atol=0)
+    if ord in (math.inf, -math.inf, 0):
+        return  # gradients at ties and of a count: compared below where defined
+    xa = x.clone().requires_grad_()
+    xb = x.clone().requires_grad_()
+    g = randn(*theirs.shape, dtype=torch.float64, seed=4)
+    (lt.vector_norm(xa, ord, dim, keepdim) * g).sum().backward()
+    (torch.linalg.vector_norm(xb, ord, dim, keepdim) * g).sum().backward()
+    torch.testing.assert_close(xa.grad, xb.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_vector_norm_gradcheck():
+    x = randn(3, 5, dtype=torch.float64, seed=5).requires_grad_()
+    for ord in [2, 3, 1.5, math.inf]:
+        assert torch.autograd.gradcheck(lambda t: lt.vector_norm(t, ord, 1), (x,))
+
+
+def test_vector_norm_errors_follow_torch():
+    with pytest.raises(lpnorm.Error, match="Expected a floating point"):
+        lt.vector_norm(torch.arange(4), 2)
+    with pytest.raises(lpnorm.Error, match="ord = -1"):
+        lt.vector_norm(randn(4), -1)
+    with pytest.raises(lpnorm.Error, match="does not have an identity"):
+        lt.vector_norm(torch.zeros(0, 3), math.inf, 0)
+
+
+POOL_CASES = [
+    (1, (2, 3, 17), 3, None, False),
+    (1, (3, 17), 4, 3, True),          # unbatched
+    (2, (2, 3, 11, 13), 2, 2, False),
+    (2, (2, 3, 11, 13), (3, 2), (2, 3), True),
+    (3, (1, 2, 7, 6, 9), 2, None, True),
+    (3, (2, 5, 6, 7), (2, 3, 2), (1, 2, 2), False),
+]
+
+
+@pytest.mark.parametrize("case", range(len(POOL_CASES)))
+@pytest.mark.parametrize("norm_type", [1.0, 2.0, 3.0, 1.5])
+def test_lp_pool_matches_torch(case, norm_type):
+    k, shape, kernel, stride, ceil_mode = POOL_CASES[case]
+    ours = {1: lt.lp_pool1d, 2: lt.lp_pool2d, 3: lt.lp_pool3d}[k]
+    theirs = {1: torch.nn.functional.lp_pool1d, 2: torch.nn.functional.lp_pool2d,
+              3: torch.nn.functional.lp_pool3d}[k]
+    x = randn(*shape, dtype=torch.float64, seed=case)
+    if norm_type != 2:
+        x = x.abs() + 0.1  # non-integer and odd p need non-negative window sums (else NaN)
+    xa = x.clone().requires_grad_()
+    xb = x.clone().requires_grad_()
+    ya = ours(xa, norm_type, kernel, stride, ceil_mode)
+    yb = theirs(xb, norm_type, kernel, stride, ceil_mode)
+    torch.testing.assert_close(ya, yb, rtol=1e-13, atol=0)
+    g = randn(*yb.shape, dtype=torch.float64, seed=9)
+    (ya * g).sum().backward()
+    (yb * g).sum().backward()
+    torch.testing.assert_close(xa.grad, xb.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_lp_pool_float32_and_signed_semantics():
+    # Negative inputs with p = 2 (x^2 either way) and p = 3 (signed cubes; a window whose sum
+    # is negative gives NaN in both).
+    x = randn(2, 3, 9, 8, dtype=torch.float32, seed=2)
+    for p in (2.0, 3.0):
+        ya = lt.lp_pool2d(x, p, 2, 2, True)
+        yb = torch.nn.functional.lp_pool2d(x, p, 2, 2, True)
+        assert torch.equal(ya.isnan(), yb.isnan())
+        torch.testing.assert_close(ya.nan_to_num(), yb.nan_to_num(), rtol=8 * 2**-23, atol=1e-6)
+
+
+def test_lp_pool_gradcheck():
+    x = (randn(1, 2, 5, 6, dtype=torch.float64, seed=7).abs() + 0.2).requires_grad_()
+    assert torch.autograd.gradcheck(lambda t: lt.lp_pool2d(t, 3.0, 2, (2, 1), True), (x,))
+    assert torch.autograd.gradcheck(lambda t: lt.lp_pool1d(t, 2.0, 3, 2), (x[0],))
+
+
+def test_torch_compile_fullgraph():
+    def f(t):
+        return lt.lp_pool2d(t, 2.0, 2, 2) * lt.vector_norm(t, 2, dim=(2, 3), keepdim=True)
+
+    # aot_eager traces with fake tensors and autograd as inductor does, without compiling C++.
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    x = randn(2, 3, 8, 8, dtype=torch.float32, seed=1)
+    torch.testing.assert_close(compiled(x), f(x))
+    xa = x.clone().requires_grad_()
+    compiled(xa).sum().backward()
+    xb = x.clone().requires_grad_()
+    f(xb).sum().backward()
+    torch.testing.assert_close(xa.grad, xb.grad)
+
+
+def test_custom_ops_are_registered():
+    assert hasattr(torch.ops.lpnorm, "vector_norm") and hasattr(torch.ops.lpnorm, "lp_pool")
+    torch.library.opcheck(torch.ops.lpnorm.vector_norm.default, (randn(3, 4), 2.0, [1], False))
+    torch.library.opcheck(torch.ops.lpnorm.lp_pool.default, (randn(1, 2, 6, 6), 2, 2.0, [2], [], False))
