@@ -22,9 +22,17 @@ if (NOT Halide_ROOT AND NOT Halide_DIR AND NOT DEFINED ENV{Halide_ROOT})
             RESULT_VARIABLE _lpnorm_halide_found)
         if (_lpnorm_halide_found EQUAL 0)
             set(Halide_ROOT "${_lpnorm_halide_root}")
-            # The wheel also installs the package files under the virtualenv's share/, which
-            # is found this way even when the virtualenv is not on PATH.
-            list(APPEND CMAKE_PREFIX_PATH "${PROJECT_SOURCE_DIR}/.venv")
+            if (SKBUILD)
+                # The package's own config (lib64/, which find_package does not search on
+                # Debian): the copy under share/ finds Halide through the Python that
+                # configures, which under pip's build isolation is not the one holding it.
+                file(GLOB _lpnorm_halide_config_dir "${_lpnorm_halide_root}/lib*/cmake/Halide")
+                set(Halide_DIR "${_lpnorm_halide_config_dir}")
+            else ()
+                # The wheel also installs the package files under the virtualenv's share/,
+                # which is found this way even when the virtualenv is not on PATH.
+                list(APPEND CMAKE_PREFIX_PATH "${PROJECT_SOURCE_DIR}/.venv")
+            endif ()
         endif ()
     endif ()
 endif ()
