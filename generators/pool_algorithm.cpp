@@ -88,6 +88,17 @@ Expr taps_inside_padded(const Expr &o, int d, const PoolWindow &w) {
     return min(w.kernel[d], (padded - 1 - o * w.stride[d]) / w.dilation[d] + 1);
 }
 
+// `f` read along spatial dim d with 0 outside the input, so that a window sum along d adds
+// every tap of the kernel with no bound on its loop: a select per tap, whose condition is the
+// same for a whole row.
+Func zero_outside(const Func &f, int d, const std::vector<Var> &vars, const Expr &extent) {
+    std::vector<Expr> args(vars.begin(), vars.end()), clamped = args;
+    clamped[d] = clamp(args[d], 0, extent - 1);
+    Func z("zero_outside" + std::to_string(d));
+    z(args) = select(args[d] >= 0 && args[d] < extent, f(clamped), make_zero(f.type()));
+    return z;
+}
+
 // The taps j of a window starting at input coordinate `start` along dim d that fall inside
 // the input, as a range [first, end) of j: start + j * dilation in [0, extent). Stated as
 // bounds on j (not as a condition on the coordinate) so that the tap loop is cut to them.
@@ -139,12 +150,9 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
                                        guarded_power(abs(x), p_kind, p, false)));
 
     // The window sums, one spatial dim at a time from the outermost in, so that the last one
-    // runs along the innermost dim. Taps of an outer dim outside the input are left out: the
-    // RDom's predicate bounds the tap by the output row only, so the tap loop is cut to it
-    // (the clamp keeps bounds inference within the input; where a tap is taken it is a no-op).
-    // The stage the innermost sum reads, `padded`, is 0 outside the input along the innermost
-    // dim: it is defined as 0 and then written over [0, extent), so the innermost sum reads
-    // its taps with no condition and no clamp. For one spatial dim it is a copy of the term;
+    // runs along the innermost dim. The stage the innermost sum reads, `padded`, is 0 outside
+    // the input along the innermost dim: it is defined as 0 and then written over
+    // [0, extent), so the innermost sum reads its taps with no condition and no clamp. For one spatial dim it is a copy of the term;
     // otherwise the sum along dim 1, whose update also runs over that dim-0 range.
     s.sums.resize(spatial);
     s.taps.resize(spatial);
@@ -176,14 +184,22 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
             RVar tap = pads ? r.y : r.x;
             Expr start = s.vars[d] * window.stride[d] - window.pad_begin[d];
             Expr at = start + tap * window.dilation[d];
-            r.where(tap >= first_tap_inside(start, d, window) &&
-                    tap < end_tap_inside(start, d, window));
-            from[d] = clamp(at, 0, window.extent[d] - 1);
             if (pads) {
+                // `padded`: every tap, those outside the input as 0 (the schedule unrolls
+                // them).
                 to[0] = from[0] = r.x;
                 s.padded_x = r.x;
+                from[d] = at;
+                sum(to) += zero_outside(previous, d, s.vars, window.extent[d])(from);
+            } else {
+                // The taps outside the input are left out: the RDom's predicate bounds the tap
+                // by the output row only, so the tap loop is cut to it (the clamp keeps bounds
+                // inference within the input; where a tap is taken it is a no-op).
+                r.where(tap >= first_tap_inside(start, d, window) &&
+                        tap < end_tap_inside(start, d, window));
+                from[d] = clamp(at, 0, window.extent[d] - 1);
+                sum(to) += previous(from);
             }
-            sum(to) += previous(from);
             s.taps[d] = r;
         }
         s.sums[d] = sum;
