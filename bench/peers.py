@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
-"""lpnorm's Lp pooling side by side with ONNX Runtime, OpenVINO and PyTorch, in one process.
+"""lpnorm from Python side by side with ONNX Runtime, OpenVINO, PyTorch and numpy, in one process.
 
-    pip install -r bench/requirements-peers.txt      # numpy, onnx, onnxruntime, openvino, torch
-    python bench/peers.py [--threads 2] [--rounds 5] [--p 2] [--filter REGEX] [--json FILE]
+    tools/dev.sh peers [ARGS]       # or, with the Python package importable and the bench built:
+    python bench/peers.py [--threads 2] [--rounds 5] [--p 2] [--filter REGEX] [--out-dir docs]
 
-The shapes and windows are those of lpnorm_bench's pooling benchmarks (bench_pool.cpp), read
-from `lpnorm_bench --benchmark_list_tests`, so there is one list. lpnorm runs through its C
-ABI (build/bench/liblpnorm_c.so, ctypes); ONNX Runtime and OpenVINO run an ONNX model of one
-LpPool node (opset 18; OpenVINO decomposes it into power, average pool and power, with its
-inference precision held at f32); PyTorch runs F.lp_pool*d, or where the window has pads
-(lp_pool has none) the same decomposition: avg_pool*d(|x|^p, count_include_pad) * K, ^(1/p);
-for odd p, lp_pool (which raises x, not |x|) is given |x|, inside the timed call.
-Every implementation runs on --threads threads; each output is checked against lpnorm's first.
+The cases are those of lpnorm_bench (bench_main.cpp, bench_pool.cpp), read from
+`lpnorm_bench --benchmark_list_tests`, so there is one list: the float32 reductions and pooling
+windows for --p (1 or 2: ONNX's ReduceL1/ReduceL2 and OpenVINO's have no other p).
+- lpnorm: the Python package (`lpnorm.reduce`, `lpnorm.pool`) writing into a preallocated
+  output (`out=`).
+- ONNX Runtime: a model of one ReduceL1/ReduceL2 or LpPool node, run with I/O binding into a
+  preallocated output. OpenVINO: the same model, one infer request with a shared input (it
+  decomposes LpPool into power, average pool and power; inference precision held at f32).
+- PyTorch: torch.linalg.vector_norm; F.lp_pool*d, or where the window has pads (lp_pool has
+  none) the same formula through avg_pool*d. numpy: numpy.linalg.vector_norm (no pooling).
+Every implementation runs on --threads threads (numpy's norm is one thread). Each output is
+checked against lpnorm's before anything is timed.
 
-Timing: rounds interleave the implementations; in a round each is run for at least 0.1 s and
-its time per call is the median of those calls; the table shows the median over rounds and
-each peer's time over lpnorm's.
+Timing: rounds interleave the implementations; in a round each runs for at least 0.1 s and its
+time per call is the median of those calls; the tables give the median over rounds and each
+peer's time over lpnorm's. --out-dir gets peers.csv and the plots peers_reduce.png and
+peers_pool.png (time per case per implementation, log scale, and the ratio to lpnorm).
 """
 import argparse
-import ctypes
-import json
+import csv
 import math
 import re
 import statistics
@@ -30,154 +34,138 @@ from pathlib import Path
 
 import numpy as np
 
+import lpnorm
+
 ROOT = Path(__file__).resolve().parent.parent
+PEERS = ["onnxruntime", "openvino", "torch", "numpy"]
 
 
 # ---- the cases: from lpnorm_bench ---------------------------------------------------------
 
 def bench_cases(bench, p, pattern):
-    """(window name, shape, kernel, strides, pads) of each pooling benchmark, pads as ONNX's
-    [begin..., end...]."""
+    """Dicts with op "reduce" (shape, axes) or "pool" (shape, kernel, strides, pads as ONNX's
+    [begin..., end...]), one per float32 lpnorm benchmark of order p."""
     listed = subprocess.run([str(bench), "--benchmark_list_tests",
-                             f"--benchmark_filter=^pool/f32/p{p}/.*/lpnorm/"],
+                             f"--benchmark_filter=^(reduce|pool)/f32/p{p}/.*/lpnorm/"],
                             check=True, capture_output=True, text=True).stdout.split()
     cases = []
     for name in listed:
-        if not name.startswith("pool/"):
+        parts = name.split("/")
+        if parts[0] == "reduce":
+            shape = [int(v) for v in parts[4].split("x")]
+            axes_text = parts[5][len("axes"):]
+            axes = list(range(len(shape))) if axes_text == "all" else [int(a) for a in axes_text.split(",")]
+            label = f"{parts[4]} axes {axes_text}"
+            case = {"op": "reduce", "label": label, "shape": shape, "axes": axes}
+        elif parts[0] == "pool":
+            window, shape_text = parts[3:5]
+            shape = [int(v) for v in shape_text.split("x")]
+            spatial = len(shape) - 2
+            fields = {f[0]: [int(v) for v in f[1:].split("x")] for f in window.split("_")}
+            strides = fields.get("s", [1] * spatial)
+            pad = fields.get("p", [0] * spatial)
+            strides = strides * spatial if len(strides) == 1 else strides
+            pad = pad * spatial if len(pad) == 1 else pad
+            case = {"op": "pool", "label": f"{shape_text} {window}", "shape": shape,
+                    "kernel": fields["k"], "strides": strides, "pads": pad + pad}
+        else:
             continue
-        window, shape_text = name.split("/")[3:5]
-        if pattern and not re.search(pattern, f"{window}/{shape_text}"):
-            continue
-        shape = [int(v) for v in shape_text.split("x")]
-        spatial = len(shape) - 2
-        fields = {f[0]: [int(v) for v in f[1:].split("x")] for f in window.split("_")}
-        kernel = fields["k"]
-        strides = fields.get("s", [1] * spatial)
-        pad = fields.get("p", [0] * spatial)
-        if len(strides) == 1:
-            strides = strides * spatial
-        if len(pad) == 1:
-            pad = pad * spatial
-        cases.append((window, shape, kernel, strides, pad + pad))
+        if not pattern or re.search(pattern, f"{case['op']} {case['label']}"):
+            cases.append(case)
     return cases
 
 
-# ---- lpnorm through its C ABI --------------------------------------------------------------
+# ---- the implementations: each returns a callable and the array it writes ----------------
 
-class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("memory", ctypes.c_int32)]
-
-
-class PoolParams(ctypes.Structure):
-    _fields_ = [("spatial_dims", ctypes.c_int32), ("kernel", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("dilations", ctypes.POINTER(ctypes.c_int64)),
-                ("pads", ctypes.POINTER(ctypes.c_int64)), ("auto_pad", ctypes.c_int32),
-                ("ceil_mode", ctypes.c_int32), ("p", ctypes.c_double), ("mode", ctypes.c_int32),
-                ("overhang", ctypes.c_int32)]
+def lpnorm_run(case, x, p):
+    if case["op"] == "reduce":
+        y = lpnorm.reduce(x, p, case["axes"])
+        return (lambda: lpnorm.reduce(x, p, case["axes"], out=y)), y
+    args = dict(strides=case["strides"], pads=case["pads"])
+    y = lpnorm.pool(x, p, case["kernel"], **args)
+    return (lambda: lpnorm.pool(x, p, case["kernel"], out=y, **args)), y
 
 
-def int64s(values):
-    return (ctypes.c_int64 * len(values))(*values)
-
-
-class Lpnorm:
-    FLOAT32 = 0
-
-    def __init__(self, path, threads):
-        self.lib = ctypes.CDLL(str(path))
-        self.lib.lpnorm_last_error.restype = ctypes.c_char_p
-        self.lib.lpnorm_active_isa.restype = ctypes.c_char_p
-        self.lib.lpnorm_set_num_threads(threads)
-        self.isa = self.lib.lpnorm_active_isa().decode()
-
-    def pool(self, x, kernel, strides, pads, p):
-        """A callable that pools x into a new array, and that array."""
-        spatial = x.ndim - 2
-        keep = [int64s(kernel), int64s(strides), int64s(pads)]
-        params = PoolParams(spatial, keep[0], keep[1], None, keep[2], 0, 0, float(p), 0, 0)
-        out_rank, out_shape = ctypes.c_int32(), (ctypes.c_int64 * 8)()
-        self._check(self.lib.lpnorm_pool_output_shape(x.ndim, int64s(x.shape), ctypes.byref(params),
-                                                      ctypes.byref(out_rank), out_shape))
-        y = np.empty(list(out_shape[:out_rank.value]), dtype=np.float32)
-        x_shape, y_shape = int64s(x.shape), int64s(y.shape)
-        tx = Tensor(x.ctypes.data, self.FLOAT32, x.ndim, x_shape, None, 0)
-        ty = Tensor(y.ctypes.data, self.FLOAT32, y.ndim, y_shape, None, 0)
-        args = (ctypes.byref(tx), ctypes.byref(ty), ctypes.byref(params))
-
-        def run():
-            self._check(self.lib.lpnorm_pool(*args))
-        run.keep = (keep, x_shape, y_shape, tx, ty, params)
-        return run, y
-
-    def _check(self, status):
-        if status != 0:
-            raise RuntimeError("lpnorm: " + self.lib.lpnorm_last_error().decode())
-
-
-# ---- peers --------------------------------------------------------------------------------
-
-def onnx_lppool(x, kernel, strides, pads, p):
+def onnx_model(case, x, y, p):
     import onnx
     from onnx import TensorProto, helper
-    node = helper.make_node("LpPool", ["x"], ["y"], kernel_shape=kernel, strides=strides,
-                            pads=pads, p=int(p))
-    graph = helper.make_graph([node], "lppool",
+    if case["op"] == "reduce":
+        axes = helper.make_tensor("axes", TensorProto.INT64, [len(case["axes"])], case["axes"])
+        node = helper.make_node(f"ReduceL{p}", ["x", "axes"], ["y"], keepdims=0)
+        initializers = [axes]
+    else:
+        node = helper.make_node("LpPool", ["x"], ["y"], kernel_shape=case["kernel"],
+                                strides=case["strides"], pads=case["pads"], p=int(p))
+        initializers = []
+    graph = helper.make_graph([node], case["op"],
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None] * x.ndim)])
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y.shape))],
+                              initializer=initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model.SerializeToString()
 
 
-def onnxruntime_peer(model, x, threads):
+def onnxruntime_run(model, x, y_like, threads):
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-    feeds = {"x": x}
-    return lambda: session.run(None, feeds)[0]
+    y = np.empty_like(y_like)
+    binding = session.io_binding()
+    binding.bind_cpu_input("x", x)
+    binding.bind_output("y", "cpu", 0, np.float32, list(y.shape), y.ctypes.data)
+    return (lambda: session.run_with_iobinding(binding)), y
 
 
-def openvino_peer(model, x, threads):
+def openvino_run(model, x, threads):
     import openvino as ov
     core = ov.Core()
     compiled = core.compile_model(core.read_model(model, b""), "CPU",
                                   {"INFERENCE_NUM_THREADS": threads,
                                    "INFERENCE_PRECISION_HINT": "f32"})
     request = compiled.create_infer_request()
-    return lambda: request.infer({0: x}, share_inputs=True)[0]
+    request.infer({0: x}, share_inputs=True)
+    return (lambda: request.infer({0: x}, share_inputs=True)), request.get_output_tensor(0).data
 
 
-def torch_peer(x, kernel, strides, pads, p, threads):
+def torch_run(case, x, p, threads):
     import torch
     import torch.nn.functional as F
     torch.set_num_threads(threads)
-    spatial = x.ndim - 2
     t = torch.from_numpy(x)
-    pad = pads[:spatial]
+    if case["op"] == "reduce":
+        y = torch.linalg.vector_norm(t, p, case["axes"])
+        return (lambda: torch.linalg.vector_norm(t, p, case["axes"], out=y)), y.numpy()
+    spatial = x.ndim - 2
+    kernel, strides, pads = case["kernel"], case["strides"], case["pads"]
     if any(pads):
         avg = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}[spatial]
         size = math.prod(kernel)
 
         def run():
             with torch.no_grad():
-                return (avg(t.abs().pow(p), kernel, strides, pad, count_include_pad=True)
-                        .mul(size).pow(1.0 / p).numpy())
-        return run
-    lp = {1: F.lp_pool1d, 2: F.lp_pool2d, 3: F.lp_pool3d}[spatial]
-    k = kernel[0] if spatial == 1 else kernel
-    s = strides[0] if spatial == 1 else strides
+                return (avg(t.abs().pow(p), kernel, strides, pads[:spatial], count_include_pad=True)
+                        .mul(size).pow(1.0 / p))
+    else:
+        lp = {1: F.lp_pool1d, 2: F.lp_pool2d, 3: F.lp_pool3d}[spatial]
+        k = kernel[0] if spatial == 1 else kernel
+        s = strides[0] if spatial == 1 else strides
 
-    def run():
-        # lp_pool raises x itself to p (its signed mode); ONNX's LpPool raises |x|.
-        with torch.no_grad():
-            return lp(t.abs() if p % 2 else t, float(p), k, s).numpy()
-    return run
+        def run():
+            # lp_pool raises x itself to p; ONNX's LpPool raises |x| (the same for p = 2).
+            with torch.no_grad():
+                return lp(t.abs() if p % 2 else t, float(p), k, s)
+    return run, run().numpy()
+
+
+def numpy_run(case, x, p):
+    if case["op"] != "reduce":
+        return None, None
+    axes = tuple(case["axes"])
+    return (lambda: np.linalg.vector_norm(x, ord=p, axis=axes)), np.linalg.vector_norm(x, ord=p, axis=axes)
 
 
 # ---- timing -------------------------------------------------------------------------------
@@ -192,58 +180,97 @@ def time_call(run, seconds=0.1):
     return statistics.median(times)
 
 
+def plot(rows, op, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in rows if r["op"] == op]
+    if not rows:
+        return
+    names = ["lpnorm"] + [n for n in PEERS if any(r["ms"].get(n) for r in rows)]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 8), sharex=True)
+    width = 0.8 / len(names)
+    xs = np.arange(len(rows))
+    for i, name in enumerate(names):
+        ms = [r["ms"].get(name) or np.nan for r in rows]
+        top.bar(xs + i * width, ms, width, label=name)
+        if name != "lpnorm":
+            bottom.bar(xs + i * width, [m / r["ms"]["lpnorm"] for m, r in zip(ms, rows)], width,
+                       label=name)
+    top.set_yscale("log")
+    top.set_ylabel("time per call (ms)")
+    top.legend(ncol=len(names), fontsize=8)
+    bottom.set_yscale("log")
+    bottom.axhline(1, color="black", linewidth=0.8)
+    bottom.set_ylabel("time / lpnorm's")
+    bottom.set_xticks(xs + width * (len(names) - 1) / 2,
+                      [r["label"].replace(" ", "\n", 1) for r in rows], fontsize=7)
+    top.set_title(f"{op}, float32, p = {rows[0]['p']}: lpnorm and peers in one process "
+                  f"(medians; lower is better)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bench", default=ROOT / "build/bench/lpnorm_bench")
-    ap.add_argument("--lib", default=ROOT / "build/bench/liblpnorm_c.so")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--p", type=int, default=2, help="integer (ONNX LpPool's p is an int)")
-    ap.add_argument("--filter", default="", help="regex on <window>/<shape>")
-    ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--p", type=int, default=2, choices=[1, 2])
+    ap.add_argument("--filter", default="", help="regex on '<op> <shape> <window or axes>'")
+    ap.add_argument("--out-dir", help="write peers.csv and the plots here")
     args = ap.parse_args()
 
-    lp = Lpnorm(args.lib, args.threads)
-    versions = {"lpnorm": f"isa {lp.isa}"}
+    lpnorm.set_num_threads(args.threads)
+    versions = {"lpnorm": f"{lpnorm.info()['version']} (isa {lpnorm.info()['active_isa']})",
+                "numpy": np.__version__}
     for module in ("onnxruntime", "openvino", "torch"):
         versions[module] = __import__(module).__version__
     print(f"# {args.threads} threads, float32, p = {args.p}; " +
           ", ".join(f"{k} {v}" for k, v in versions.items()), flush=True)
     rng = np.random.default_rng(1)
-    results = []
-    for window, shape, kernel, strides, pads in bench_cases(args.bench, args.p, args.filter):
-        x = rng.uniform(-1, 1, size=shape).astype(np.float32)
-        run, y = lp.pool(x, kernel, strides, pads, args.p)
-        run()
-        model = onnx_lppool(x, kernel, strides, pads, args.p)
-        runs = {"lpnorm": run,
-                "onnxruntime": onnxruntime_peer(model, x, args.threads),
-                "openvino": openvino_peer(model, x, args.threads),
-                "torch": torch_peer(x, kernel, strides, pads, args.p, args.threads)}
-        for name, peer in runs.items():
-            if name != "lpnorm":
-                got = np.asarray(peer())
-                if got.shape != y.shape or not np.allclose(got, y, rtol=1e-4, atol=1e-6):
-                    err = np.max(np.abs(got - y)) if got.shape == y.shape else got.shape
-                    sys.exit(f"{name} disagrees with lpnorm on {window} {shape}: {err}")
+    rows = []
+    for case in bench_cases(args.bench, args.p, args.filter):
+        x = rng.uniform(-1, 1, size=case["shape"]).astype(np.float32)
+        run, y = lpnorm_run(case, x, args.p)
+        model = onnx_model(case, x, y, args.p)
+        runs = {"lpnorm": (run, y),
+                "onnxruntime": onnxruntime_run(model, x, y, args.threads),
+                "openvino": openvino_run(model, x, args.threads),
+                "torch": torch_run(case, x, args.p, args.threads),
+                "numpy": numpy_run(case, x, args.p)}
+        runs = {k: v for k, v in runs.items() if v[0] is not None}
+        for name, (peer, out) in runs.items():
+            peer()
+            got = np.asarray(out)
+            if got.shape != y.shape or not np.allclose(got, y, rtol=1e-4, atol=1e-6):
+                err = np.max(np.abs(got - y)) if got.shape == y.shape else got.shape
+                sys.exit(f"{name} disagrees with lpnorm on {case['op']} {case['label']}: {err}")
         samples = {name: [] for name in runs}
         for _ in range(args.rounds):
-            for name, peer in runs.items():
+            for name, (peer, _) in runs.items():
                 samples[name].append(time_call(peer))
-        med = {name: statistics.median(v) for name, v in samples.items()}
-        row = {"window": window, "shape": shape, "ms": {k: v * 1e3 for k, v in med.items()},
-               "over_lpnorm": {k: v / med["lpnorm"] for k, v in med.items() if k != "lpnorm"}}
-        results.append(row)
-        cells = " | ".join(f"{row['ms'][k]:.3g} ms ({row['over_lpnorm'][k]:.2f}x)"
-                           for k in runs if k != "lpnorm")
-        if len(results) == 1:
-            print("| window | shape | lpnorm | " + " | ".join(k for k in runs if k != "lpnorm")
-                  + " |\n|---|---|---:|---:|---:|---:|")
-        print(f"| {window} | {'x'.join(map(str, shape))} | {row['ms']['lpnorm']:.3g} ms | {cells} |",
-              flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps({"versions": versions, "threads": args.threads,
-                                               "p": args.p, "results": results}, indent=1))
+        ms = {name: statistics.median(v) * 1e3 for name, v in samples.items()}
+        row = {"op": case["op"], "label": case["label"], "p": args.p, "ms": ms}
+        rows.append(row)
+        if len(rows) == 1 or rows[-2]["op"] != row["op"]:
+            print(f"\n| {row['op']} | lpnorm | " + " | ".join(PEERS) + " |\n|---|---:|"
+                  + "---:|" * len(PEERS))
+        cells = " | ".join(f"{ms[k]:.3g} ms ({ms[k] / ms['lpnorm']:.2f}x)" if k in ms else "-"
+                           for k in PEERS)
+        print(f"| {row['label']} | {ms['lpnorm']:.3g} ms | {cells} |", flush=True)
+    if args.out_dir:
+        out = Path(args.out_dir)
+        with open(out / "peers.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["op", "case", "p", "threads"] + [f"{k}_ms" for k in ["lpnorm"] + PEERS])
+            for r in rows:
+                w.writerow([r["op"], r["label"], r["p"], args.threads] +
+                           [f"{r['ms'][k]:.6g}" if k in r["ms"] else "" for k in ["lpnorm"] + PEERS])
+        for op in ("reduce", "pool"):
+            plot(rows, op, out / f"peers_{op}.png")
+        print(f"\nwrote {out / 'peers.csv'} and the plots; versions: {versions}")
 
 
 if __name__ == "__main__":

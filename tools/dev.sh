@@ -13,8 +13,9 @@
 #   tools/dev.sh android   build the Android arm64 kernels archive and headers (no NDK needed;
 #                          with ANDROID_NDK set, the whole library) and check the archive
 #   tools/dev.sh bench     build with benchmarks, then run them (bench/run_benchmarks.sh)
-#   tools/dev.sh peers [ARGS]  build with benchmarks, install ONNX Runtime, OpenVINO and
-#                          PyTorch into .venv-peers, then run bench/peers.py (ARGS go to it)
+#   tools/dev.sh peers [ARGS]  build with benchmarks, install ONNX Runtime, OpenVINO,
+#                          PyTorch and matplotlib into .venv-peers, then run bench/peers.py on
+#                          the build's Python package (ARGS go to it, e.g. --out-dir docs)
 #   tools/dev.sh tune [ARGS]  build the generator, then tune every unit for AVX2 with the
 #                          autoschedulers as baselines (tools/autotune; ARGS replace the default
 #                          "all --isa avx2 --autoschedulers")
@@ -248,8 +249,8 @@ peers)
     [ -x "$peers_venv/bin/python" ] || python3 -m venv "$peers_venv"
     "$peers_venv/bin/python" -m pip install -q --disable-pip-version-check \
         -r "$root/bench/requirements-peers.txt"
-    "$peers_venv/bin/python" "$root/bench/peers.py" --bench "$build_dir/bench/lpnorm_bench" \
-        --lib "$build_dir/bench/liblpnorm_c.so" "$@"
+    PYTHONPATH="$build_dir/python" "$peers_venv/bin/python" "$root/bench/peers.py" \
+        --bench "$build_dir/bench/lpnorm_bench" "$@"
     ;;
 gpu)
     setup

@@ -57,7 +57,9 @@ def _is_torch(x: Any) -> bool:
 
 
 def _numpy_bfloat16(x: Any) -> bool:
-    return getattr(getattr(x, "dtype", None), "name", None) == "bfloat16" and not _is_torch(x)
+    # ml_dtypes' types are numpy's kind "V"; the name is only asked of those (it is slow).
+    dtype = getattr(x, "dtype", None)
+    return getattr(dtype, "kind", None) == "V" and dtype.name == "bfloat16"
 
 
 def _kernel_view(x: Any, name: str):
@@ -80,7 +82,7 @@ def _shape(x: Any, name: str) -> list:
     shape = getattr(x, "shape", None)
     if shape is None:
         raise Error(f"{name} of type {type(x).__name__} is not an array (it has no shape)")
-    return [int(d) for d in shape]
+    return list(shape)
 
 
 def _empty_like(x: Any, shape: Sequence[int]):
@@ -101,7 +103,7 @@ def _output(x: Any, shape: list, out: Any):
         raise Error("out is read-only")
     if _is_torch(out) and out.requires_grad:
         raise Error("out requires grad: lpnorm writes it in place")
-    if _numpy_bfloat16(x) != _numpy_bfloat16(out) or str(getattr(out, "dtype", None)) != str(x.dtype):
+    if getattr(out, "dtype", None) != x.dtype:
         raise Error(f"out.dtype = {getattr(out, 'dtype', None)} differs from x.dtype = {x.dtype}")
     return out
 
