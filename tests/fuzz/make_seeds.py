@@ -117,6 +117,8 @@ def pool_seeds():
     write("fuzz_pool", "zero_batch", pool_case(2, 0, [0, 3, 4, 4], [2, 2]))
     write("fuzz_pool", "zero_channels", pool_case(2, 0, [2, 0, 4, 4], [2, 2]))
     write("fuzz_pool", "padding_only", pool_case(1, 0, [1, 1, 0], [3], pads=[2, 2]))
+    # float64 p = 2 (underflow-checked outputs): the last window lies wholly in the end padding.
+    write("fuzz_pool", "window_in_padding", pool_case(1, 3, [1, 1, 4], [2], dilations=[2], pads=[0, 3]))
     write("fuzz_pool", "int_dtype", pool_case(1, 0x80, shapes[1], [2]))  # 0x80 % 12: int32
     write("fuzz_pool", "p_zero", pool_case(1, 0, shapes[1], [2], p=0))
     write("fuzz_pool", "kernel_null", pool_case(1, 0, shapes[1], [], arrays_extra=1))
