@@ -30,29 +30,27 @@ void check(const lpnorm::Status &s) {
 using InArray = nb::ndarray<nb::ro>;
 using OutArray = nb::ndarray<>;
 
-const char *dlpack_code_name(uint8_t code) {
-    switch (static_cast<nb::dlpack::dtype_code>(code)) {
-    case nb::dlpack::dtype_code::Int: return "int";
-    case nb::dlpack::dtype_code::UInt: return "uint";
-    case nb::dlpack::dtype_code::Float: return "float";
-    case nb::dlpack::dtype_code::Bfloat: return "bfloat";
-    case nb::dlpack::dtype_code::Complex: return "complex";
-    case nb::dlpack::dtype_code::Bool: return "bool";
-    default: return "dlpack code ";
+// The numpy-style name of a DLPack element type ("float32", "bfloat16", "complex64", ...).
+std::string dlpack_name(const nb::dlpack::dtype &d) {
+    std::string kind;
+    switch (static_cast<nb::dlpack::dtype_code>(d.code)) {
+    case nb::dlpack::dtype_code::Int: kind = "int"; break;
+    case nb::dlpack::dtype_code::UInt: kind = "uint"; break;
+    case nb::dlpack::dtype_code::Float: kind = "float"; break;
+    case nb::dlpack::dtype_code::Bfloat: kind = "bfloat"; break;
+    case nb::dlpack::dtype_code::Complex: kind = "complex"; break;
+    case nb::dlpack::dtype_code::Bool: kind = "bool"; break;
+    default: kind = "(DLPack type code " + std::to_string(d.code) + ") "; break;
     }
+    std::string name = kind + std::to_string(d.bits);
+    return d.lanes == 1 ? name : name + "x" + std::to_string(d.lanes);
 }
 
 // The element type of an array: its DLPack dtype, or `name` where given (numpy's bfloat16
 // from ml_dtypes has no DLPack code and comes as a uint16 view with name "bfloat16").
 lpnorm::DType dtype_of(const nb::dlpack::dtype &d, size_t itemsize, const char *what,
                        const std::string &name) {
-    std::string full = name;
-    if (full.empty()) {
-        full = dlpack_code_name(d.code);
-        if (full == "dlpack code ") full += std::to_string(d.code) + " of ";
-        full += std::to_string(d.bits);
-        if (d.lanes != 1) full += "x" + std::to_string(d.lanes);
-    }
+    const std::string full = name.empty() ? dlpack_name(d) : name;
     lpnorm::DType dtype;
     if (!lpnorm::parse_dtype(full.c_str(), &dtype) || d.lanes != 1 ||
         lpnorm::dtype_size(dtype) != itemsize) {

@@ -74,6 +74,15 @@ def test_read_only_out_is_refused():
         lpnorm.reduce(data((4, 6)), 2, 1, out=out)
 
 
+def test_rank_above_eight():
+    with pytest.raises(lpnorm.Error, match="(x.ndim|input.rank) = 9"):
+        lpnorm.reduce(np.zeros((1,) * 9, np.float32), 2, [0])
+    out = np.full((1,) * 9, 7, np.float32)
+    with pytest.raises(lpnorm.Error, match="out.ndim = 9 exceeds"):
+        lpnorm.reduce(np.zeros(1, np.float32), 2, [], empty_axes="identity", out=out)
+    assert (out == 7).all()
+
+
 def test_not_an_array():
     with pytest.raises(lpnorm.Error, match="x of type"):
         lpnorm.reduce(object())
