@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 from typing import Any, Optional, Sequence, Union
 
+import numpy
 from numpy import ndarray as _ndarray
 
 from . import _core
@@ -26,7 +27,7 @@ _OVERHANG = {"sum": 0, "rescale": 1}
 
 
 def _choice(name: str, value: Any, table: dict) -> int:
-    if value not in table:
+    if not isinstance(value, str) or value not in table:
         options = ", ".join(repr(k) for k in table)
         raise Error(f"{name} = {value!r} is not one of {options}")
     return table[value]
@@ -92,8 +93,6 @@ def _empty_like(x: Any, shape: Sequence[int]):
         import torch
 
         return torch.empty(tuple(shape), dtype=x.dtype, device=x.device)
-    import numpy
-
     return numpy.empty(tuple(shape), dtype=x.dtype)
 
 
