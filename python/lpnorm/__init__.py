@@ -55,6 +55,14 @@ def _float(name: str, value: Any) -> float:
         raise Error(f"{name} = {value!r} is not a number") from None
 
 
+def _plain_ints(values: Any) -> bool:
+    return values is None or (type(values) in (list, tuple) and all(type(v) is int for v in values))
+
+
+def _plain_choice(value: Any, table: dict) -> bool:
+    return type(value) is str and value in table
+
+
 def _is_torch(x: Any) -> bool:
     return type(x).__module__.startswith("torch") and hasattr(x, "detach")
 
@@ -161,6 +169,20 @@ def pool(x: Any, p: float, kernel: Sequence[int], strides: Optional[Sequence[int
     lp_pool). overhang: "sum" (ONNX Runtime) or "rescale" (PyTorch: times K / taps inside
     input and pads). dtypes float32, float64, float16, bfloat16.
     """
+    if (type(x) is _ndarray and type(p) in (float, int) and type(kernel) in (list, tuple)
+            and all(_plain_ints(v) for v in (kernel, strides, pads, dilations))
+            and _plain_choice(auto_pad, _AUTO_PAD) and _plain_choice(mode, _MODE)
+            and _plain_choice(overhang, _OVERHANG)
+            and (out is None or type(out) is _ndarray and out.dtype == x.dtype and out.flags.writeable)
+            and x.dtype.kind == "f"):
+        # The common call, as in reduce(): 17 of 148 us on [1,512,14,14] went to the general
+        # path's conversions.
+        args = (kernel, strides or [], pads or [], dilations or [], _AUTO_PAD[auto_pad],
+                bool(ceil_mode), p, _MODE[mode], _OVERHANG[overhang])
+        if out is None:
+            out = _ndarray(_core.pool_output_shape(x.shape, *args), x.dtype)
+        _core.pool(x, out, "", *args)
+        return out
     shape = _shape(x, "x")
     kernel_list = _ints("kernel", kernel)
     args = (kernel_list, _ints("strides", strides), _ints("pads", pads),
