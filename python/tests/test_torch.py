@@ -143,6 +143,21 @@ def test_torch_compile_fullgraph():
     torch.testing.assert_close(xa.grad, xb.grad)
 
 
+def test_torch_compile_inductor():
+    # The default backend, compiling C++ for the graph around the custom ops (about 20 s).
+    def f(t):
+        return lt.lp_pool2d(t, 2.0, 2) * lt.vector_norm(t, 2, dim=(2, 3), keepdim=True)
+
+    compiled = torch.compile(f, fullgraph=True)
+    x = randn(2, 3, 8, 8, dtype=torch.float32, seed=3)
+    torch.testing.assert_close(compiled(x), f(x))
+    xa = x.clone().requires_grad_()
+    compiled(xa).sum().backward()
+    xb = x.clone().requires_grad_()
+    f(xb).sum().backward()
+    torch.testing.assert_close(xa.grad, xb.grad)
+
+
 def test_custom_ops_are_registered():
     assert hasattr(torch.ops.lpnorm, "vector_norm") and hasattr(torch.ops.lpnorm, "lp_pool")
     torch.library.opcheck(torch.ops.lpnorm.vector_norm.default, (randn(3, 4), 2.0, [1], False))
