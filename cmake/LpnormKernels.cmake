@@ -237,7 +237,20 @@ function(lpnorm_add_pool_kernels objects_var table_var)
                 _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
                                         "spatial=${spatial}" ${knobs})
                 list(APPEND objects "${object}")
-                string(APPEND table "${row}(${spatial}, ${dtype}, ${isa}, ${name})\n")
+                if (row STREQUAL "LPNORM_GPU_POOL_KERNEL")
+                    string(APPEND table "${row}(${spatial}, ${dtype}, ${isa}, ${name})\n")
+                    continue()
+                endif ()
+                string(APPEND table "${row}(${spatial}, rows, ${dtype}, ${isa}, ${name})\n")
+                if (spatial EQUAL 2)
+                    # The 2-D variant with a block of channels in the vector lanes, for small
+                    # planes (schedules/cpu_pool_channels_schedule.cpp); hand-set knobs.
+                    set(name "lpnorm_pool_2d_channels_${dtype}_${isa}")
+                    _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
+                                            "spatial=2" "channel_blocks=true" ${LPNORM_POOL_KNOBS})
+                    list(APPEND objects "${object}")
+                    string(APPEND table "${row}(2, channels, ${dtype}, ${isa}, ${name})\n")
+                endif ()
             endforeach ()
         endforeach ()
     endforeach ()

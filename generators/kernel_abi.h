@@ -53,6 +53,12 @@ constexpr int kGeneralRank = 8;
 // taps inside input + pads when rescale != 0.
 constexpr int kMaxPoolSpatial = 3;
 
+// 2-D pooling kernels built with channel_blocks (the "_channels" variants) put a block of
+// this many channels (or fewer: the vector width of the compute type, where it is narrower)
+// in the vector lanes. They have the same signature and compute the same values, but need c,
+// s0 of the input and s0 of the output to be at least this long.
+constexpr int kChannelBlockMinExtent = 8;
+
 // p_kind of pooling kernels: the term and the root.
 enum PoolKind : int {
     kPool1 = 0,    // sum x

@@ -128,6 +128,7 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
                        const Type &output_type, const Expr &p_kind, const Expr &p,
                        const Expr &signed_pow, const Expr &rescale) {
     PoolStages s;
+    s.input = input;
     s.window = window;
     s.input_type = input.type();
     s.compute_type = pool_compute_type(input.type());

@@ -18,6 +18,7 @@ struct PoolWindow {
 
 // The stages of one pooling pipeline, handed to schedules/.
 struct PoolStages {
+    Halide::Func input;                  // the input as the term reads it
     Halide::Func term;                   // term(s0.., c, n): |x|^p (or x^p), compute type
     // sums[d]: the window sum along spatial dim d of sums[d + 1] (of the term for the
     // outermost); sums[0] is the last, along the innermost dim.

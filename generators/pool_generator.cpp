@@ -14,6 +14,8 @@ using namespace Halide;
 class Pool : public Generator<Pool> {
 public:
     GeneratorParam<int> spatial{"spatial", 2, 1, abi::kMaxPoolSpatial};
+    // 2-D only: channels in the vector lanes (kernel_abi.h, kChannelBlockMinExtent).
+    GeneratorParam<bool> channel_blocks{"channel_blocks", false};
     // Schedule knobs, with their ranges (schedules/pool_knobs.def).
 #define LPNORM_KNOB(name, default_value, min, max, scale, meaning) \
     GeneratorParam<int> name{#name, default_value, min, max};
@@ -69,6 +71,7 @@ public:
 #include "pool_knobs.def"
 #undef LPNORM_KNOB
         sched::PoolBuffers buffers;
+        buffers.channel_blocks = channel_blocks;
         buffers.input_stride0 = input.dim(0).stride();
         for (int d = 0; d < spatial + 2; d++) {
             buffers.output_extent.push_back(output.dim(d).extent());

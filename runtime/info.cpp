@@ -43,8 +43,9 @@ std::vector<VariantInfo> compiled_variants() {
     const rt::PoolKernel *pools = rt::pool_kernels(&count);
     for (int i = 0; i < count; i++) {
         const rt::PoolKernel &k = pools[i];
-        out.push_back(VariantInfo{"pool", std::to_string(k.spatial) + "d", "sum", k.dtype, k.isa,
-                                  k.symbol, k.backend});
+        const char *layout = k.layout == rt::PoolLayout::channels ? "d_channels" : "d";
+        out.push_back(VariantInfo{"pool", std::to_string(k.spatial) + layout, "sum", k.dtype,
+                                  k.isa, k.symbol, k.backend});
     }
     return out;
 }

@@ -76,6 +76,22 @@ Status pool_in_float64(const Tensor &input, const Tensor &output, const rt::Pool
     return Status::Ok();
 }
 
+// The 2-D kernels with a block of channels in the vector lanes beat the row kernels on small
+// planes, whose rows are one to four vectors long with a masked tail (Zen 3, AVX2, float32
+// p = 2, 2 threads, tools/autotune's harness: 28x28x256x8 3x3 s1 pad 1 1.18 -> 0.78 ms,
+// 14x14x512x1 0.125 -> 0.061 ms, 28x28 2x2 s2 0.56 -> 0.42 ms), and lose on larger ones, whose
+// stages no longer fit in L1/L2 (32x32x128x8 0.455 -> 0.485 ms, 56x56x64x8 0.59 -> 0.67 ms).
+constexpr int64_t kChannelBlockMaxPlane = 32 * 32 - 1;
+
+// Whether pooling `input` (N, C, H, W) into an output of width `out_width` takes the
+// channel-block kernel: dense rows, kernel_abi.h's minimum extents, and a small plane.
+bool prefers_channel_blocks(const Tensor &input, int64_t out_width) {
+    if (input.rank != 4 || input.strides[3] != 1) return false;
+    const int64_t channels = input.shape[1], height = input.shape[2], width = input.shape[3];
+    return channels >= abi::kChannelBlockMinExtent && width >= abi::kChannelBlockMinExtent &&
+           out_width >= abi::kChannelBlockMinExtent && height * width <= kChannelBlockMaxPlane;
+}
+
 rt::Shape output_shape_of(const std::vector<int64_t> &input_shape,
                           const std::vector<PoolAxis> &axes) {
     rt::Shape out;
@@ -161,8 +177,17 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     Tensor in;
     s = rt::host_input_for(backend, input, &dense_storage, &in);
     if (!s.ok()) return s;
+    const rt::PoolLayout layout = !gpu && prefers_channel_blocks(in, axes.back().output)
+                                      ? rt::PoolLayout::channels
+                                      : rt::PoolLayout::rows;
+    if (layout == rt::PoolLayout::channels) {
+        if (const rt::PoolKernel *channels = rt::find_pool_kernel(spatial, input.dtype, isa, layout)) {
+            call.kernel = channels;
+        }
+    }
     if (!gpu && input.dtype != DType::float64 && sums_can_cancel(params)) {
-        call.kernel = rt::find_pool_kernel(spatial, DType::float64, isa);
+        const rt::PoolKernel *wide = rt::find_pool_kernel(spatial, DType::float64, isa, layout);
+        call.kernel = wide != nullptr ? wide : rt::find_pool_kernel(spatial, DType::float64, isa);
         if (call.kernel != nullptr) return pool_in_float64(in, output, call, params);
         call.kernel = kernel;  // a build without float64 kernels: the narrow sums
     }

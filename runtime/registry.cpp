@@ -5,13 +5,14 @@
     extern "C" int symbol(halide_buffer_t *, int32_t, int32_t, double, halide_buffer_t *);
 #define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)                  \
     LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)
-#define LPNORM_POOL_KERNEL(spatial, dtype, isa, symbol)                                     \
+#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)                             \
     extern "C" int symbol(halide_buffer_t *, int32_t, double, int32_t, int32_t, int32_t,      \
                           int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,      \
                           int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,      \
                           halide_buffer_t *);
 #define LPNORM_GPU_REDUCE_KERNEL LPNORM_REDUCE_KERNEL
-#define LPNORM_GPU_POOL_KERNEL LPNORM_POOL_KERNEL
+#define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)                             \
+    LPNORM_POOL_KERNEL(spatial, rows, dtype, backend, symbol)
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
 #undef LPNORM_REDUCE_PARTIAL_KERNEL
@@ -30,7 +31,7 @@ const ReduceKernel kReduceKernels[] = {
     {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::auto_detect, symbol, #symbol,      \
      Backend::backend},
 #define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)
-#define LPNORM_POOL_KERNEL(spatial, dtype, isa, symbol)
+#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)
 #define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
@@ -49,7 +50,7 @@ const ReduceKernel kPartialKernels[] = {
 #define LPNORM_GPU_REDUCE_KERNEL(pattern, reducer, dtype, backend, symbol)
 #define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)                  \
     {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
-#define LPNORM_POOL_KERNEL(spatial, dtype, isa, symbol)
+#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)
 #define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
@@ -63,14 +64,14 @@ constexpr int kNumPartialKernels = sizeof(kPartialKernels) / sizeof(kPartialKern
 
 // A null row first, so the table is never empty when no pooling dtype was built.
 const PoolKernel kPoolKernels[] = {
-    {0, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
+    {0, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu, PoolLayout::rows},
 #define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)
 #define LPNORM_GPU_REDUCE_KERNEL(pattern, reducer, dtype, backend, symbol)
 #define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)
-#define LPNORM_POOL_KERNEL(spatial, dtype, isa, symbol)                                     \
-    {spatial, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
+#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)                             \
+    {spatial, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu, PoolLayout::layout},
 #define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)                             \
-    {spatial, DType::dtype, Isa::auto_detect, symbol, #symbol, Backend::backend},
+    {spatial, DType::dtype, Isa::auto_detect, symbol, #symbol, Backend::backend, PoolLayout::rows},
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
 #undef LPNORM_GPU_REDUCE_KERNEL
@@ -85,6 +86,7 @@ struct Index {
     const ReduceKernel *slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const ReduceKernel *partial_slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *pool_slot[kNumIsas][4][kNumDTypes] = {};
+    const PoolKernel *pool_channels_slot[kNumIsas][kNumDTypes] = {};
     bool isa_present[kNumIsas] = {};
     const ReduceKernel *gpu_slot[kNumBackends][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *gpu_pool_slot[kNumBackends][4][kNumDTypes] = {};
@@ -111,7 +113,11 @@ struct Index {
                 backend_present[int(k.backend)] = true;
                 continue;
             }
-            pool_slot[int(k.isa)][k.spatial][int(k.dtype)] = &k;
+            if (k.layout == PoolLayout::channels) {
+                pool_channels_slot[int(k.isa)][int(k.dtype)] = &k;
+            } else {
+                pool_slot[int(k.isa)][k.spatial][int(k.dtype)] = &k;
+            }
             isa_present[int(k.isa)] = true;
         }
     }
@@ -167,12 +173,14 @@ const PoolKernel *pool_kernels(int *count) {
     return kPoolKernels + 1;
 }
 
-const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa) {
+const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa, PoolLayout layout) {
     if (spatial < 1 || spatial > 3) return nullptr;
+    if (layout == PoolLayout::channels && spatial != 2) return nullptr;
     for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
-        if (const PoolKernel *k = index().pool_slot[i][spatial][int(dtype)]) {
-            return k;
-        }
+        const PoolKernel *k = layout == PoolLayout::channels
+                                  ? index().pool_channels_slot[i][int(dtype)]
+                                  : index().pool_slot[i][spatial][int(dtype)];
+        if (k != nullptr) return k;
     }
     return nullptr;
 }

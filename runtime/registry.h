@@ -51,6 +51,10 @@ using PoolKernelFn = int (*)(halide_buffer_t *input, int32_t p_kind, double p,
                              int32_t pad_begin_1, int32_t pad_begin_2, int32_t pad_end_0,
                              int32_t pad_end_1, int32_t pad_end_2, halide_buffer_t *output);
 
+// How a CPU pooling kernel vectorises: along the rows (every rank and shape), or 2-D only
+// across a block of channels, for small planes (kernel_abi.h, kChannelBlockMinExtent).
+enum class PoolLayout { rows, channels };
+
 struct PoolKernel {
     int spatial;  // 1, 2 or 3
     DType dtype;
@@ -58,14 +62,16 @@ struct PoolKernel {
     PoolKernelFn fn;
     const char *symbol;
     Backend backend;
+    PoolLayout layout;
 };
 
 // All compiled pooling kernels.
 const PoolKernel *pool_kernels(int *count);
 
-// The pooling kernel for (spatial, dtype) compiled for `isa`, or for the best ISA below it;
-// nullptr when none exists.
-const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa);
+// The pooling kernel for (spatial, dtype, layout) compiled for `isa`, or for the best ISA
+// below it; nullptr when none exists.
+const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa,
+                                   PoolLayout layout = PoolLayout::rows);
 
 // The GPU kernels of `backend` (opencl, cuda): nullptr when not compiled for that combination.
 const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype,

@@ -24,6 +24,7 @@ std::atomic<int64_t> g_index{kIndexLimit};
 std::atomic<int64_t> g_chunk{kChunk};
 std::atomic<int64_t> g_accumulators{kAccumulators};
 thread_local int64_t t_kernel_calls = 0;
+thread_local const char *t_last_kernel = "";
 
 }  // namespace
 
@@ -42,14 +43,21 @@ Tensor slice_axis(const Tensor &t, int axis, int64_t start, int64_t length) {
     return s;
 }
 
-void reset_kernel_calls() { t_kernel_calls = 0; }
-void note_kernel_call() { t_kernel_calls++; }
+void reset_kernel_calls() {
+    t_kernel_calls = 0;
+    t_last_kernel = "";
+}
+void note_kernel_call(const char *symbol) {
+    t_kernel_calls++;
+    t_last_kernel = symbol;
+}
 
 }  // namespace lpnorm::rt
 
 namespace lpnorm::testing {
 
 int64_t last_kernel_calls() { return rt::t_kernel_calls; }
+const char *last_kernel() { return rt::t_last_kernel; }
 
 void set_split_limits(int64_t index_limit, int64_t chunk, int64_t max_accumulators) {
     const bool reset = index_limit <= 0;

@@ -22,8 +22,9 @@ SplitLimits current_split_limits(Backend backend);
 // Elements [start, start + length) of `t` along `axis`.
 Tensor slice_axis(const Tensor &t, int axis, int64_t start, int64_t length);
 
-// Counts kernel calls per thread for testing::last_kernel_calls().
+// Counts kernel calls per thread for testing::last_kernel_calls(), and keeps the last one's
+// symbol for testing::last_kernel().
 void reset_kernel_calls();
-void note_kernel_call();
+void note_kernel_call(const char *symbol);
 
 }  // namespace lpnorm::rt

@@ -29,7 +29,20 @@ int blocking_axis(const Tensor &in, const Tensor &out, const SplitLimits &limits
     return -1;
 }
 
+// The kernel for one piece: a channel-block kernel needs its minimum extents (kernel_abi.h),
+// which a piece cut from a larger call may lack; it then runs on the row kernel.
+const PoolKernel *kernel_for_piece(const Tensor &input, const Tensor &output, const PoolCall &call) {
+    const int64_t min = abi::kChannelBlockMinExtent;
+    const int last = input.rank - 1;
+    if (call.kernel->layout != PoolLayout::channels ||
+        (input.shape[1] >= min && input.shape[last] >= min && output.shape[last] >= min)) {
+        return call.kernel;
+    }
+    return find_pool_kernel(call.kernel->spatial, call.kernel->dtype, call.kernel->isa);
+}
+
 Status call_kernel(const Tensor &input, const Tensor &output, const PoolCall &call) {
+    const PoolKernel *kernel = kernel_for_piece(input, output, call);
     // Halide order is innermost first: (last spatial dim, ..., first, C, N).
     const int dims = input.rank;
     int64_t in_extent[kMaxRank], in_stride[kMaxRank], out_extent[kMaxRank], out_stride[kMaxRank];
@@ -50,18 +63,18 @@ Status call_kernel(const Tensor &input, const Tensor &output, const PoolCall &ca
         window[4][d] = int32_t(a.pad_end);
     }
     install_halide_handlers();
-    note_kernel_call();
+    note_kernel_call(kernel->symbol);
     BufferView in_buf(input.data, input.dtype, dims, in_extent, in_stride);
     BufferView out_buf(output.data, output.dtype, dims, out_extent, out_stride);
     KernelBuffers buffers(is_gpu(call.backend), call.memory, in_buf.get(), out_buf.get());
     const Status attached = buffers.attach();
     if (!attached.ok()) return attached;
-    const int code = call.kernel->fn(
+    const int code = kernel->fn(
         in_buf.get(), call.p_kind, call.p, call.signed_pow, call.rescale, window[0][0],
         window[0][1], window[0][2], window[1][0], window[1][1], window[1][2], window[2][0],
         window[2][1], window[2][2], window[3][0], window[3][1], window[3][2], window[4][0],
         window[4][1], window[4][2], out_buf.get());
-    if (code != 0) return kernel_failure(call.kernel->symbol, code);
+    if (code != 0) return kernel_failure(kernel->symbol, code);
     return buffers.finish();
 }
 

@@ -115,7 +115,7 @@ Status call_kernel(const Tensor &in, const OutView &out, bool partial, const Job
                           " in this build");
     }
     install_halide_handlers();
-    note_kernel_call();
+    note_kernel_call(kernel->symbol);
     BufferView in_buf(in.data, in.dtype, c.in_dims, c.in_extent, c.in_stride);
     BufferView out_buf(out.data, out.dtype, c.out_dims, c.out_extent, c.out_stride);
     KernelBuffers buffers(gpu, job.call.memory, in_buf.get(), out_buf.get());

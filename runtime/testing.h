@@ -28,6 +28,10 @@ void set_split_limits(int64_t index_limit, int64_t chunk = 0, int64_t max_accumu
 // unless it was split).
 int64_t last_kernel_calls();
 
+// The symbol of the kernel the last reduce() or pool() on this thread called last ("" when
+// none ran).
+const char *last_kernel();
+
 // Turns the range check after the kernels (runtime/range_repair.h) off (false) or back on, for
 // every thread: benchmarks time the kernels alone beside the full call with it.
 void set_range_checks(bool on);

@@ -31,31 +31,22 @@
 #include "cpu_target.h"
 
 namespace lpnorm::sched {
-namespace {
 
 using namespace Halide;
 using gen::PoolStages;
 
-// Gives each p_kind its own copy of `stage` (the general kind calls pow; the others must not
-// pay for it) and applies `body` to each.
-template <typename Body>
-void for_each_kind(Stage stage, const PoolStages &s, Body body) {
-    for (const Expr &condition : s.kind_conditions) {
-        body(stage.specialize(condition));
-    }
-    stage.specialize_fail("lpnorm: unknown p_kind");
+int pool_lanes(const PoolStages &s, const Target &target, const PoolKnobs &knobs) {
+    // ARM64's 128-bit vectors hold half the lanes of AVX2's and its 32 registers afford two
+    // per vector operation, so rows are vectorised as wide as on AVX2 (8 float32 lanes).
+    const int arm_pairs = is_arm64(target) ? 2 : 1;
+    return target.natural_vector_size(s.compute_type) * arm_pairs *
+           std::max(1, knobs.vector_multiple);
 }
-
-}  // namespace
 
 void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
                        const PoolKnobs &knobs) {
     const int spatial = static_cast<int>(s.sums.size());
-    // ARM64's 128-bit vectors hold half the lanes of AVX2's and its 32 registers afford two
-    // per vector operation, so rows are vectorised as wide as on AVX2 (8 float32 lanes).
-    const int arm_pairs = is_arm64(target) ? 2 : 1;
-    const int lanes = target.natural_vector_size(s.compute_type) * arm_pairs *
-                      std::max(1, knobs.vector_multiple);
+    const int lanes = pool_lanes(s, target, knobs);
     Var s0 = s.vars[0], c = s.vars[spatial], n = s.vars[spatial + 1];
     Var plane("plane"), strip("strip"), row("row"), task("task"), xo("xo"), xi("xi");
 

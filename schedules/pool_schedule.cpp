@@ -6,14 +6,20 @@
 
 namespace lpnorm::sched {
 
+
 void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
                    const Halide::GeneratorContext &context, const PoolKnobs &knobs) {
     const Halide::Target &target = context.target();
     if (target.has_gpu_feature()) {
+        if (buffers.channel_blocks) {
+            throw Halide::CompileError("channel_blocks: CPU targets only");
+        }
         schedule_pool_gpu(stages, buffers, target, knobs);
-        return;
+    } else if (buffers.channel_blocks) {
+        schedule_pool_cpu_channels(stages, buffers, target, knobs);
+    } else {
+        schedule_pool_cpu(stages, buffers, target, knobs);
     }
-    schedule_pool_cpu(stages, buffers, target, knobs);
 }
 
 }  // namespace lpnorm::sched

@@ -226,6 +226,74 @@ TEST_P(PoolSweep, StridedViews) {
     EXPECT_TRUE(check_pool(y.t, params));
 }
 
+// True when this build has 2-D channel-block kernels (runtime/registry.h, PoolLayout) for
+// `dtype` on the CPU, and the CPU backend runs pooling.
+bool runs_channel_blocks(DType dtype) {
+    const Backend b = backend_override();
+    if (b == Backend::opencl || b == Backend::cuda) return false;
+    for (const VariantInfo &v : compiled_variants()) {
+        if (v.op == "pool" && v.pattern == "2d_channels" && v.dtype == dtype) return true;
+    }
+    return false;
+}
+
+// The 2-D shapes that take the channel-block kernels: at least 8 channels (11, 19: the last
+// block overlaps the one before), input and output rows of at least 8 (9, 14, 17, 23, 31: the
+// last tile of positions overlaps), planes under 32x32; every specialised window and general
+// ones. Each case runs every p class, both modes and both overhang rules, then NaN and inf.
+TEST_P(PoolSweep, ChannelBlocks) {
+    const auto [isa, dtype, spatial] = GetParam();
+    if (spatial != 2) GTEST_SKIP() << "channel blocks are 2-D only";
+    if (!select_isa(isa, dtype)) GTEST_SKIP() << skip_reason_;
+    const std::vector<Geometry> cases = {
+        {{5, 16}, window({3, 3}, {1, 1}, {1, 1, 1, 1})},
+        {{6, 33}, window({2, 2}, {2, 2})},
+        {{9, 31}, window({3, 3}, {1, 1}, {1, 1, 1, 1})},
+        {{12, 40}, window({3, 3}, {2, 2}, {1, 1, 1, 1}, {}, true)},
+        {{7, 23}, window({2, 3}, {1, 1}, {}, {2, 1})},
+        {{4, 17}, window({4, 5}, {1, 1}, {2, 1, 2, 2})},
+        {{8, 20}, window({2, 2}, {1, 1}, {}, {2, 2}, false, AutoPad::same_upper)},
+        {{14, 14}, window({3, 3}, {1, 1}, {1, 1, 1, 1})},
+        {{6, 28}, window({2, 2}, {2, 2})},
+        {{5, 9}, window({3, 3}, {1, 1}, {1, 1, 1, 1})},
+    };
+    const bool expect_channels = runs_channel_blocks(dtype);
+    uint64_t seed = 90;
+    for (const Geometry &g : cases) {
+        for (int64_t channels : {11, 19}) {
+            Array x = make_array(dtype, with_batch(2, channels, g.spatial));
+            fill_random(&x, seed++);
+            for (bool specials : {false, true}) {
+                if (specials) {
+                    for (int64_t i = 0; i < x.storage_elements; ++i) {
+                        if (i % 53 == 5) x.set_at(i, NAN);
+                        if (i % 61 == 7) x.set_at(i, HUGE_VAL);
+                        if (i % 67 == 11) x.set_at(i, -HUGE_VAL);
+                    }
+                }
+                for (double p : kPoolPs) {
+                    for (PoolMode mode : {PoolMode::abs, PoolMode::signed_pow}) {
+                        for (Overhang overhang : {Overhang::sum, Overhang::rescale}) {
+                            PoolParams params = g.window;
+                            params.p = p;
+                            params.mode = mode;
+                            params.overhang = overhang;
+                            if (!check(x.t, params)) return;
+                            const std::string kernel = testing::last_kernel();
+                            if (expect_channels &&
+                                kernel.find("_channels_") == std::string::npos) {
+                                ADD_FAILURE() << describe_pool(x.t, params) << " ran " << kernel
+                                              << ", not a channel-block kernel";
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 std::string sweep_name(const ::testing::TestParamInfo<std::tuple<Isa, DType, int>> &info) {
     return std::string(isa_name(std::get<0>(info.param))) + "_" +
            dtype_name(std::get<1>(info.param)) + "_" + std::to_string(std::get<2>(info.param)) + "d";
@@ -293,6 +361,25 @@ TEST(PoolSplit, RunsOfOutputsMatchTheReference) {
                     }
         }
     }
+}
+
+// A shape that takes the channel-block kernel whole, split into single channels (the channel
+// stride, 96, is beyond a limit of 16): each piece has too few channels for it and runs on the
+// row kernel.
+TEST(PoolSplit, ChannelBlockPiecesRunOnTheRowKernel) {
+    Array x = make_array(DType::float32, {2, 16, 6, 16});
+    fill_random(&x, 41);
+    PoolParams params = window({3, 3}, {1, 1}, {1, 1, 1, 1});
+    ASSERT_TRUE(check_pool(x.t, params));
+    if (runs_channel_blocks(DType::float32)) {
+        EXPECT_NE(std::string(testing::last_kernel()).find("_channels_"), std::string::npos)
+            << testing::last_kernel();
+    }
+    SplitLimitsScope limits(16, 16);
+    ASSERT_TRUE(check_pool(x.t, params));
+    EXPECT_EQ(testing::last_kernel_calls(), 32);
+    EXPECT_EQ(std::string(testing::last_kernel()).find("_channels_"), std::string::npos)
+        << testing::last_kernel();
 }
 
 TEST(PoolSplit, WindowAcrossAnUnindexableStrideIsNamed) {
