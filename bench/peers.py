@@ -284,6 +284,7 @@ def main():
         print(f"| {row['label']} | {ms['lpnorm']:.3g} ms | {cells} |", flush=True)
     if args.out_dir:
         out = Path(args.out_dir)
+        out.mkdir(parents=True, exist_ok=True)
         with open(out / "peers.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["op", "case", "p", "threads"] + [f"{k}_ms" for k in ["lpnorm"] + PEERS]
