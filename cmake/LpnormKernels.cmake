@@ -213,7 +213,8 @@ endfunction()
 
 # lpnorm_add_pool_kernels(<objects-var> <table-var> [<family>...])
 # Adds a build step per pooling variant of the families (default: LPNORM_ISAS and
-# LPNORM_GPU_BACKENDS); returns the object files and the registry rows.
+# LPNORM_GPU_BACKENDS), with LPNORM_POOL_PARAMS_<family> as extra generator params; returns the
+# object files and the registry rows.
 function(lpnorm_add_pool_kernels objects_var table_var)
     set(families ${ARGN})
     if (NOT families)
@@ -235,7 +236,7 @@ function(lpnorm_add_pool_kernels objects_var table_var)
                 set(name "lpnorm_pool_${spatial}d_${dtype}_${isa}")
                 _lpnorm_tuned_knobs(knobs "pool_${spatial}d" "${isa}" "${dtype}" "${LPNORM_POOL_KNOBS}")
                 _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
-                                        "spatial=${spatial}" ${knobs})
+                                        "spatial=${spatial}" ${LPNORM_POOL_PARAMS_${isa}} ${knobs})
                 list(APPEND objects "${object}")
                 if (row STREQUAL "LPNORM_GPU_POOL_KERNEL")
                     string(APPEND table "${row}(${spatial}, ${dtype}, ${isa}, ${name})\n")

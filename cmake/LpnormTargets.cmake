@@ -59,7 +59,8 @@ endif ()
 # it does not link into this platform's library. Halide's HLSL is shader model 5.1, which has
 # no float64 and no 64-bit integers, so:
 #   - only float32 and float16 kernels are built, and float32 sums accumulate in float32
-#     (generator param float32_sums; the error bound is in README, "D3D12 compute");
+#     (generator param float32_sums; the error bound is in README, "D3D12 compute"); pooling's
+#     roots for integer p >= 5 are not refined in float64 (float64_powers);
 #   - no_asserts: Halide 21's HLSL back end stops with an internal error on an assertion inside
 #     a kernel (the bound checks of per-thread producers, which can never fail and which the
 #     OpenCL back end drops with a warning). The host-side buffer checks go too: the dispatch
@@ -76,6 +77,7 @@ endif ()
 set(LPNORM_TARGET_d3d12 "x86-64-windows-d3d12compute-no_asserts")
 set(LPNORM_ISA_DTYPES_d3d12 float32 float16)
 set(LPNORM_REDUCE_PARAMS_d3d12 float32_sums=true)
+set(LPNORM_POOL_PARAMS_d3d12 float64_powers=false)
 set(LPNORM_RUNTIME_TARGET_d3d12 "x86-64-windows-d3d12compute")
 # The Halide runtime feature of each GPU backend.
 set(LPNORM_RUNTIME_FEATURES_opencl "opencl-cl_doubles")

@@ -44,8 +44,8 @@ Expr sign_bit_set(const Expr &x) {
 //     floating point (a conversion, a product and a conversion back: vector integer division
 //     has no instruction), about 5 correct bits with the constants below (the least largest
 //     error).
-//   - Newton steps r <- r (4/3 - (s/3) r^3), products only, double the correct bits each: two
-//     for float32, three for float64.
+//   - Newton steps r <- r + r (1/3 - (s/3) r^3), products only, double the correct bits each:
+//     two for float32, three for float64.
 //   - Then c = s r^2 and one Newton step for the cube root itself, 1/(3 c^2) taken as r^2/3.
 // Over 3e6 (float32) and 1e6 (float64) values spanning every exponent the error is at most
 // 0.95 ulp, and cubes of integers come out exact, so integer truncation is exact on them.
@@ -64,13 +64,16 @@ Expr cube_root(const Expr &s) {
     Expr third_of_bits = cast<int>(cast(t, bits) * make_const(t, 1.0 / 3.0));
     Expr r = f64 ? reinterpret(t, cast(UInt(64), 0x553EF0FF - third_of_bits) << 32)
                  : reinterpret(t, 0x54A2FA8C - third_of_bits);
-    const Expr s_third = scaled * make_const(t, 1.0 / 3.0), four_thirds = make_const(t, 4.0 / 3.0);
+    // Written so that the fixed points (s r^3 = 1, then c^3 = s) do not depend on how exactly
+    // 1/3 is represented: an OpenCL compiler that rounds double constants to float made the
+    // form r (4/3 - (s/3) r^3) converge 2^-47 away from the root.
+    const Expr third = make_const(t, 1.0 / 3.0), s_third = scaled * third;
     for (int step = 0; step < (f64 ? 3 : 2); step++) {
-        r = r * (four_thirds - s_third * (r * r * r));
+        r = r + r * (third - s_third * (r * r * r));
     }
     Expr r2 = r * r;
     Expr c = scaled * r2;
-    c = c - (c * c * c - scaled) * (r2 * make_const(t, 1.0 / 3.0));
+    c = c - (c * c * c - scaled) * (r2 * third);
     c = c * select(small, make_const(t, std::ldexp(1.0, -k)),
                    large, make_const(t, std::ldexp(1.0, k)), make_const(t, 1.0));
     return select(s == make_zero(t), make_zero(t), c);

@@ -24,16 +24,32 @@ Expr integer_power(const Expr &m, const Expr &p) {
     return result;
 }
 
+// m^(1/p) for an integer p of the kInt kind. pow in float32 is off by 7-10 ulp for the roots
+// of p = 7 pools near 1e-2 (its error and the rounding of 1/p to float32 grow with |ln m|):
+// with `wide`, one Newton step in float64 from it (m^(1/p) = y (1 + (m / y^p - 1) / p), y^p
+// by products), then one rounding. Taking the whole pow in float64 instead made p = 7 pooling
+// 3x as slow (a scalar libm call per lane).
+Expr integer_root(const Expr &m, const Expr &p, bool wide) {
+    const Type t = m.type();
+    Expr y0 = pow(m, make_one(t) / cast(t, p));
+    if (!wide || t.bits() != 32) {
+        return y0;
+    }
+    Expr y = cast<double>(y0);
+    Expr refined = y + y * (cast<double>(m) / integer_power(y, p) - 1) / cast<double>(p);
+    return select(y0 == make_zero(t), y0, cast(t, refined));
+}
+
 // |v|^e for the kinds' fixed exponents (1, 2, 3, 4), products for other integer p, or pow,
 // for finite m >= 0. `root` selects 1/p instead of p.
-Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root) {
-    Type t = m.type();
+Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root, bool wide) {
     if (root) {
         return select(p_kind == abi::kPool1, m,
                       p_kind == abi::kPool2, sqrt(m),
                       p_kind == abi::kPool3, cube_root(m),
                       p_kind == abi::kPool4, sqrt(sqrt(m)),
-                      pow(m, make_one(t) / cast(t, p)));
+                      p_kind == abi::kPoolInt, integer_root(m, p, wide),
+                      pow(m, make_one(m.type()) / cast(m.type(), p)));
     }
     Expr m2 = m * m;
     return select(p_kind == abi::kPool1, m,
@@ -41,27 +57,27 @@ Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root
                   p_kind == abi::kPool3, m2 * m,
                   p_kind == abi::kPool4, m2 * m2,
                   p_kind == abi::kPoolInt, integer_power(m, p),
-                  pow(m, cast(t, p)));
+                  pow(m, cast(m.type(), p)));
 }
 
 // |v|^e for e = p (the term) or 1/p (the root) of a magnitude m >= 0, NaN or inf included.
 // Products and sqrt take NaN and inf as IEEE says; pow and the cube root are written for
 // finite values only, so only their kinds test the bits.
-Expr guarded_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root) {
+Expr guarded_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root, bool wide) {
     Expr guarded = root ? !(p_kind == abi::kPool1 || p_kind == abi::kPool2 || p_kind == abi::kPool4)
                         : (p_kind == abi::kPoolInt || p_kind == abi::kPoolP);
     Expr non_finite = guarded && is_nan_or_inf_bits(m);
     return select(non_finite, m,
-                  magnitude_power(select(non_finite, make_one(m.type()), m), p_kind, p, root));
+                  magnitude_power(select(non_finite, make_one(m.type()), m), p_kind, p, root, wide));
 }
 
 // v^e for e = p (the term) or 1/p (the root), v of any sign, as IEEE pow and so PyTorch's
 // lp_pool formula give it (lpnorm.h, the signed mode): a negative base keeps its sign for an
 // odd integer e and loses it for an even one; for any other e it gives NaN, except -inf,
 // whose power is +inf.
-Expr signed_power(const Expr &v, const Expr &p_kind, const Expr &p, bool root) {
+Expr signed_power(const Expr &v, const Expr &p_kind, const Expr &p, bool root, bool wide) {
     Type t = v.type();
-    Expr power = guarded_power(abs(v), p_kind, p, root);
+    Expr power = guarded_power(abs(v), p_kind, p, root, wide);
     Expr general = p_kind == abi::kPoolInt || p_kind == abi::kPoolP;
     // 1/p in double, as PyTorch forms it (1.0 / norm_type), so p = 1/3 has e = 3.
     Expr e = root ? cast(t, make_const(Float(64), 1.0) / cast<double>(p)) : cast(t, p);
@@ -126,7 +142,7 @@ Type pool_compute_type(const Type &input) {
 
 PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
                        const Type &output_type, const Expr &p_kind, const Expr &p,
-                       const Expr &signed_pow, const Expr &rescale) {
+                       const Expr &signed_pow, const Expr &rescale, bool float64_powers) {
     PoolStages s;
     s.input = input;
     s.window = window;
@@ -147,8 +163,9 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     // it is marked strict: NaN and inf must propagate as IEEE says.
     Expr x = cast(ct, input(args));
     s.term = Func("term");
-    s.term(args) = strict_float(select(s.signed_pow, signed_power(x, p_kind, p, false),
-                                       guarded_power(abs(x), p_kind, p, false)));
+    const bool wide = float64_powers;
+    s.term(args) = strict_float(select(s.signed_pow, signed_power(x, p_kind, p, false, wide),
+                                       guarded_power(abs(x), p_kind, p, false, wide)));
 
     // The window sums, one spatial dim at a time from the outermost in, so that the last one
     // runs along the innermost dim. The stage the innermost sum reads, `padded`, is 0 outside
@@ -220,8 +237,8 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     total = select(rescale != 0, total * (kernel_size / inside), total);
 
     s.norm = Func("norm");
-    s.norm(args) = strict_float(select(s.signed_pow, signed_power(total, p_kind, p, true),
-                                       guarded_power(total, p_kind, p, true)));
+    s.norm(args) = strict_float(select(s.signed_pow, signed_power(total, p_kind, p, true, wide),
+                                       guarded_power(total, p_kind, p, true, wide)));
     s.out = Func("out");
     s.out(args) = to_output(s.norm(args), output_type);
     return s;

@@ -47,10 +47,11 @@ Halide::Type pool_compute_type(const Halide::Type &input);
 // Builds the stages for `input` (a Func over the vars), `spatial` dims. `p_kind` selects the
 // term and the root (see kernel_abi.h), `p` is the real order of the general kind,
 // `signed_pow` != 0 raises x instead of |x|, `rescale` != 0 scales windows that overhang the
-// padded input by K / n.
+// padded input by K / n. `float64_powers`: the root of float32 sums for integer p >= 5 is
+// refined in float64 (targets without float64, D3D12, pass false).
 PoolStages define_pool(const Halide::Func &input, int spatial, const PoolWindow &window,
                        const Halide::Type &output_type, const Halide::Expr &p_kind,
                        const Halide::Expr &p, const Halide::Expr &signed_pow,
-                       const Halide::Expr &rescale);
+                       const Halide::Expr &rescale, bool float64_powers);
 
 }  // namespace lpnorm::gen

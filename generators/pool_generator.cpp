@@ -16,6 +16,9 @@ public:
     GeneratorParam<int> spatial{"spatial", 2, 1, abi::kMaxPoolSpatial};
     // 2-D only: channels in the vector lanes (kernel_abi.h, kChannelBlockMinExtent).
     GeneratorParam<bool> channel_blocks{"channel_blocks", false};
+    // The root of float32 sums for integer p >= 5 refined in float64 (false where the target
+    // has no float64).
+    GeneratorParam<bool> float64_powers{"float64_powers", true};
     // Schedule knobs, with their ranges (schedules/pool_knobs.def).
 #define LPNORM_KNOB(name, default_value, min, max, scale, meaning) \
     GeneratorParam<int> name{#name, default_value, min, max};
@@ -57,7 +60,8 @@ public:
         }
         Func in("in");
         in(_) = input(_);
-        stages_ = define_pool(in, spatial, window, output.type(), p_kind, p, signed_pow, rescale);
+        stages_ = define_pool(in, spatial, window, output.type(), p_kind, p, signed_pow, rescale,
+                              float64_powers);
         output = stages_.out;
         set_estimates();
     }

@@ -112,14 +112,14 @@ void print_variants() {
     }
     std::printf("compiled variants: %zu (dtypes per kernel and ISA; %d = all)\n", variants.size(),
                 kNumDTypes);
-    std::printf("  %-7s %-8s %-8s", "op", "pattern", "reducer");
+    std::printf("  %-7s %-11s %-8s", "op", "pattern", "reducer");
     for (int i = 0; i < kIsaSlots; ++i) {
         if (isa_used[i]) std::printf(" %9s", column_name(i));
     }
     std::printf("\n");
     std::string partial;
     for (const Row &r : rows) {
-        std::printf("  %-7s %-8s %-8s", r.op.c_str(), r.pattern.c_str(), r.reducer.c_str());
+        std::printf("  %-7s %-11s %-8s", r.op.c_str(), r.pattern.c_str(), r.reducer.c_str());
         for (int i = 0; i < kIsaSlots; ++i) {
             if (isa_used[i]) std::printf(" %9d", r.count[i]);
             if (r.count[i] > 0 && r.count[i] < kNumDTypes) {
