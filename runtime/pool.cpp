@@ -83,13 +83,25 @@ Status pool_in_float64(const Tensor &input, const Tensor &output, const rt::Pool
 // stages no longer fit in L1/L2 (32x32x128x8 0.455 -> 0.485 ms, 56x56x64x8 0.59 -> 0.67 ms).
 constexpr int64_t kChannelBlockMaxPlane = 32 * 32 - 1;
 
-// Whether pooling `input` (N, C, H, W) into an output of width `out_width` takes the
-// channel-block kernel: dense rows, kernel_abi.h's minimum extents, and a small plane.
-bool prefers_channel_blocks(const Tensor &input, int64_t out_width) {
-    if (input.rank != 4 || input.strides[3] != 1) return false;
-    const int64_t channels = input.shape[1], height = input.shape[2], width = input.shape[3];
-    return channels >= abi::kChannelBlockMinExtent && width >= abi::kChannelBlockMinExtent &&
-           out_width >= abi::kChannelBlockMinExtent && height * width <= kChannelBlockMaxPlane;
+// Whether pooling `input` (N, C, H, W) along `axes` (H, W) takes the channel-block kernel:
+// dense rows, kernel_abi.h's minimum extents, and small planes. The kernel holds whole planes
+// of a block of channels: the input's, the output's, and the sums along H, whose rows span
+// every tap of an output row ((out - 1) * stride + (kernel - 1) * dilation + 1), so each is
+// bounded: a huge stride or dilation on a small plane would make that stage huge (the
+// sanitizer's fuzz run ran out of its 2 GiB before this bound).
+bool prefers_channel_blocks(const Tensor &input, const std::vector<PoolAxis> &axes) {
+    if (input.rank != 4 || input.strides[3] != 1 || axes.size() != 2) return false;
+    const PoolAxis &rows = axes[0], &cols = axes[1];
+    const int64_t min = abi::kChannelBlockMinExtent;
+    if (input.shape[1] < min || cols.input < min || cols.output < min) return false;
+    const int64_t max = kChannelBlockMaxPlane;
+    for (int64_t v : {rows.input, cols.input, rows.output, cols.output, cols.kernel,
+                      cols.dilation, cols.stride}) {
+        if (v > max) return false;  // (and the products below cannot overflow)
+    }
+    const int64_t sum_row = (cols.output - 1) * cols.stride + (cols.kernel - 1) * cols.dilation + 1;
+    return rows.input * cols.input <= max && rows.output * cols.output <= max &&
+           sum_row * rows.output <= 4 * max;
 }
 
 rt::Shape output_shape_of(const std::vector<int64_t> &input_shape,
@@ -177,7 +189,7 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     Tensor in;
     s = rt::host_input_for(backend, input, &dense_storage, &in);
     if (!s.ok()) return s;
-    const rt::PoolLayout layout = !gpu && prefers_channel_blocks(in, axes.back().output)
+    const rt::PoolLayout layout = !gpu && prefers_channel_blocks(in, axes)
                                       ? rt::PoolLayout::channels
                                       : rt::PoolLayout::rows;
     if (layout == rt::PoolLayout::channels) {
