@@ -87,8 +87,7 @@ constexpr int64_t kChannelBlockMaxPlane = 32 * 32 - 1;
 // dense rows, kernel_abi.h's minimum extents, and small planes. The kernel holds whole planes
 // of a block of channels: the input's, the output's, and the sums along H, whose rows span
 // every tap of an output row ((out - 1) * stride + (kernel - 1) * dilation + 1), so each is
-// bounded: a huge stride or dilation on a small plane would make that stage huge (the
-// sanitizer's fuzz run ran out of its 2 GiB before this bound).
+// bounded: a huge stride or dilation on a small plane would make that stage huge.
 bool prefers_channel_blocks(const Tensor &input, const std::vector<PoolAxis> &axes) {
     if (input.rank != 4 || input.strides[3] != 1 || axes.size() != 2) return false;
     const PoolAxis &rows = axes[0], &cols = axes[1];
