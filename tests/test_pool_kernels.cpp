@@ -237,8 +237,8 @@ bool runs_channel_blocks(DType dtype) {
     return false;
 }
 
-// The 2-D shapes that take the channel-block kernels: at least 8 channels (11, 19: the last
-// block overlaps the one before), input and output rows of at least 8 (9, 14, 17, 23, 31: the
+// The 2-D shapes that take the channel-block kernels: at least 8 channels (11: the last block
+// overlaps the one before), input and output rows of at least 8 (9, 14, 17, 23, 31: the
 // last tile of positions overlaps), planes under 32x32; every specialised window and general
 // ones. Each case runs the integer p classes, both modes and both overhang rules, then NaN
 // and inf.
@@ -261,7 +261,7 @@ TEST_P(PoolSweep, ChannelBlocks) {
     const bool expect_channels = runs_channel_blocks(dtype);
     uint64_t seed = 90;
     for (const Geometry &g : cases) {
-        for (int64_t channels : {11, 19}) {
+        for (int64_t channels : {11}) {  // not a multiple of the block: the last ones overlap
             Array x = make_array(dtype, with_batch(2, channels, g.spatial));
             fill_random(&x, seed++);
             for (bool specials : {false, true}) {
@@ -275,7 +275,10 @@ TEST_P(PoolSweep, ChannelBlocks) {
                 // Non-integer p (pow in float32) is left out: on some of these inputs its error
                 // exceeds the reference's bound on every ISA, in the row kernels too (9-12 ulp
                 // near 1e-2; the open numerics issue). Its code here is the rows' expression.
-                for (double p : {1.0, 2.0, 3.0, 4.0, 7.0}) {
+                // (NaN and inf: the kinds whose roots treat them apart; this sweep runs under
+                // qemu on ARM64 too, where each case costs seconds.)
+                for (double p : specials ? std::vector<double>{2.0, 3.0, 7.0}
+                                         : std::vector<double>{1.0, 2.0, 3.0, 4.0, 7.0}) {
                     for (PoolMode mode : {PoolMode::abs, PoolMode::signed_pow}) {
                         for (Overhang overhang : {Overhang::sum, Overhang::rescale}) {
                             PoolParams params = g.window;
