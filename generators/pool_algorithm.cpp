@@ -126,6 +126,21 @@ Expr end_tap_inside(const Expr &start, int d, const PoolWindow &w) {
     return min(w.kernel[d], (w.extent[d] - 1 - start) / w.dilation[d] + 1);
 }
 
+// The taps of dim 0: all of them, or (with the output range set) those that at least one
+// output's window reads inside the input. The others read only the zero margins of `padded`,
+// so leaving them out changes no sum, and `padded` then spans the input plus the outputs'
+// strides rather than (kernel - 1) * dilation.
+RDom taps_of_dim0(const PoolWindow &w) {
+    if (!w.output_extent0.defined()) {
+        return RDom(0, w.kernel[0], "tap0");
+    }
+    Expr first_start = w.output_min0 * w.stride[0] - w.pad_begin[0];
+    Expr last_start = first_start + (w.output_extent0 - 1) * w.stride[0];
+    Expr first = first_tap_inside(last_start, 0, w);
+    Expr end = end_tap_inside(first_start, 0, w);
+    return RDom(first, max(end - first, 0), "tap0");
+}
+
 std::vector<Expr> kind_conditions(const Expr &p_kind) {
     std::vector<Expr> conditions;
     for (int k = 0; k < abi::kNumPoolKinds; k++) {
@@ -141,7 +156,7 @@ Type pool_compute_type(const Type &input) {
 }
 
 PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
-                       const Type &output_type, const Expr &p_kind, const Expr &p,
+                       Func output, const Type &output_type, const Expr &p_kind, const Expr &p,
                        const Expr &signed_pow, const Expr &rescale, bool float64_powers) {
     PoolStages s;
     s.input = input;
@@ -190,7 +205,7 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
         sum(args) = make_zero(ct);
         std::vector<Expr> to = args, from = args;
         if (d == 0) {
-            RDom tap(0, window.kernel[0], "tap0");
+            RDom tap = taps_of_dim0(window);
             from[0] = s.vars[0] * window.stride[0] - window.pad_begin[0] + tap * window.dilation[0];
             sum(to) += previous(from);
             s.taps[0] = tap;
@@ -239,7 +254,7 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     s.norm = Func("norm");
     s.norm(args) = strict_float(select(s.signed_pow, signed_power(total, p_kind, p, true, wide),
                                        guarded_power(total, p_kind, p, true, wide)));
-    s.out = Func("out");
+    s.out = output;
     s.out(args) = to_output(s.norm(args), output_type);
     return s;
 }

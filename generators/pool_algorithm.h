@@ -14,6 +14,11 @@ namespace lpnorm::gen {
 struct PoolWindow {
     std::vector<Halide::Expr> extent;  // input size
     std::vector<Halide::Expr> kernel, stride, dilation, pad_begin, pad_end;
+    // The output's range along dim 0 (min, extent). When set, the taps of dim 0 are cut to
+    // those that some window of that range reads inside the input, so that a huge dilated
+    // kernel over a small input does not make the zero-padded row it reads huge. Left unset
+    // where a schedule unrolls the taps by a constant count and the caller bounds the span.
+    Halide::Expr output_min0, output_extent0;
 };
 
 // The stages of one pooling pipeline, handed to schedules/.
@@ -44,13 +49,15 @@ struct PoolStages {
 // float16/bfloat16/float32 -> float32, float64 -> float64.
 Halide::Type pool_compute_type(const Halide::Type &input);
 
-// Builds the stages for `input` (a Func over the vars), `spatial` dims. `p_kind` selects the
+// Builds the stages for `input` (a Func over the vars), `spatial` dims, and defines `output`
+// (the pipeline's output Func, so that the window may refer to its bounds). `p_kind` selects the
 // term and the root (see kernel_abi.h), `p` is the real order of the general kind,
 // `signed_pow` != 0 raises x instead of |x|, `rescale` != 0 scales windows that overhang the
 // padded input by K / n. `float64_powers`: the root of float32 sums for integer p >= 5 is
 // refined in float64 (targets without float64, D3D12, pass false).
 PoolStages define_pool(const Halide::Func &input, int spatial, const PoolWindow &window,
-                       const Halide::Type &output_type, const Halide::Expr &p_kind,
+                       Halide::Func output, const Halide::Type &output_type,
+                       const Halide::Expr &p_kind,
                        const Halide::Expr &p, const Halide::Expr &signed_pow,
                        const Halide::Expr &rescale, bool float64_powers);
 

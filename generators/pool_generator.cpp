@@ -58,11 +58,16 @@ public:
             window.pad_begin.push_back(pad_begin[d]);
             window.pad_end.push_back(pad_end[d]);
         }
+        if (!channel_blocks) {
+            // The channel-block schedule unrolls the taps of kernels 2 and 3; the runtime
+            // calls it only where a window's span is small (runtime/pool.cpp).
+            window.output_min0 = output.dim(0).min();
+            window.output_extent0 = output.dim(0).extent();
+        }
         Func in("in");
         in(_) = input(_);
-        stages_ = define_pool(in, spatial, window, output.type(), p_kind, p, signed_pow, rescale,
-                              float64_powers);
-        output = stages_.out;
+        stages_ = define_pool(in, spatial, window, output, output.type(), p_kind, p, signed_pow,
+                              rescale, float64_powers);
         set_estimates();
     }
 

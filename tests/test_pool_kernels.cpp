@@ -1,6 +1,8 @@
 // Every compiled pooling variant against the reference: each ISA x dtype x spatial rank, p
 // classes, both modes and overhang rules, strides, dilations, pads, auto_pad and ceil_mode,
 // on widths around the vector lengths, channels-last views, NaN and inf.
+#include <sys/resource.h>
+
 #include <cmath>
 #include <sstream>
 #include <tuple>
@@ -126,6 +128,13 @@ std::vector<Geometry> geometries(int spatial) {
         g.push_back({{4, 5, 9}, window({2, 3, 2}, {1, 2, 2}, {}, {}, true)});
     }
     return g;
+}
+
+// The process's peak resident memory so far (a high-water mark).
+long peak_resident_kib() {
+    struct rusage usage = {};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
 }
 
 std::vector<int64_t> with_batch(int64_t n, int64_t c, const std::vector<int64_t> &spatial) {
@@ -325,6 +334,44 @@ TEST(PoolLarge, ThreadedPath) {
         }
     }
     set_num_threads(0);
+}
+
+// Dilated kernels far wider than the input: most taps of every window fall in the padding.
+// The kernels leave those taps out, so the zero-padded row they sum over spans the input and
+// the outputs' strides, not (kernel - 1) * dilation: with every tap kept, the first case's row
+// is 530e6 elements (4 GB in float64). The fuzz target found the 2-D case under the
+// sanitizer's 2 GB limit. Each window's taps straddle the input so that one of them lands in
+// it (the kernel sizes are odd about the padding); the peak memory of the process must not
+// grow by more than the inputs and outputs need.
+TEST(PoolLarge, DilatedKernelFarWiderThanTheInput) {
+    struct Case {
+        std::vector<int64_t> shape;
+        PoolParams window;
+    };
+    const std::vector<Case> cases = {
+        {{1, 2, 5}, window({531}, {1}, {}, {1000000}, false, AutoPad::same_upper)},
+        {{1, 3, 9, 11}, window({41, 531}, {1, 1}, {}, {65536, 1000000}, true, AutoPad::same_upper)},
+        {{1, 2, 7}, window({500}, {2}, {498999995, 10}, {1000000}, true)},
+    };
+    const long peak_before = peak_resident_kib();
+    for (Isa isa : all_isas()) {
+        for (const Case &c : cases) {
+            for (DType dtype : {DType::float32, DType::float64}) {
+                std::string skip_reason;
+                if (!force_isa_for(isa, dtype, &skip_reason)) continue;
+                Array x = make_array(dtype, c.shape);
+                fill_random(&x, 17);
+                for (Overhang overhang : {Overhang::sum, Overhang::rescale}) {
+                    PoolParams params = c.window;
+                    params.p = 2;
+                    params.overhang = overhang;
+                    EXPECT_TRUE(check_pool(x.t, params)) << isa_name(isa);
+                }
+            }
+        }
+    }
+    set_isa(Isa::auto_detect);
+    EXPECT_LT(peak_resident_kib() - peak_before, 256 * 1024) << "KiB of peak memory added";
 }
 
 // Inputs beyond what one kernel call indexes (runtime/split_pool.h), with the limits lowered so
