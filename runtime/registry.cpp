@@ -1,16 +1,22 @@
 #include "registry.h"
 
-// Declarations of the generated kernels.
+#include <type_traits>
+
+#include "lpnorm_kernel_headers.h"  // each kernel's prototype, as Halide generated it
+
+namespace lpnorm::rt {
+namespace {
+
+// A generator whose inputs no longer match the call the dispatch makes fails here, at compile
+// time, rather than as a call with misplaced arguments.
 #define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)                          \
-    extern "C" int symbol(halide_buffer_t *, int32_t, int32_t, double, halide_buffer_t *);
-#define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)                  \
-    LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)
-#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)                             \
-    extern "C" int symbol(halide_buffer_t *, int32_t, double, int32_t, int32_t, int32_t,      \
-                          int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,      \
-                          int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,      \
-                          halide_buffer_t *);
+    static_assert(std::is_same_v<decltype(&symbol), ReduceKernelFn>,                       \
+                  #symbol ": its generated signature is not ReduceKernelFn");
+#define LPNORM_REDUCE_PARTIAL_KERNEL LPNORM_REDUCE_KERNEL
 #define LPNORM_GPU_REDUCE_KERNEL LPNORM_REDUCE_KERNEL
+#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)                             \
+    static_assert(std::is_same_v<decltype(&symbol), PoolKernelFn>,                         \
+                  #symbol ": its generated signature is not PoolKernelFn");
 #define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)                             \
     LPNORM_POOL_KERNEL(spatial, rows, dtype, backend, symbol)
 #include "lpnorm_kernel_table.inc"
@@ -19,9 +25,6 @@
 #undef LPNORM_POOL_KERNEL
 #undef LPNORM_GPU_REDUCE_KERNEL
 #undef LPNORM_GPU_POOL_KERNEL
-
-namespace lpnorm::rt {
-namespace {
 
 // CPU and GPU rows alike.
 const ReduceKernel kReduceKernels[] = {

@@ -23,7 +23,7 @@
 namespace lpnorm::test {
 namespace {
 
-using Kernel = int (*)(halide_buffer_t *, int32_t, int32_t, double, halide_buffer_t *);
+using Kernel = decltype(&lpnorm_test_float32_sums_all_opencl);  // every pattern's alike
 
 // One call: the kernel, the row-major shape and reduced axes it handles, and how its Halide
 // buffers (innermost dim first) see that shape.
@@ -135,7 +135,7 @@ TEST(Float32Sums, EveryPatternWithinTheFloat32Bound) {
 }
 
 // The range is float32's too: a term beyond FLT_MAX overflows to inf, where the float64
-// contract of the other kernels gives the finite norm (README, "D3D12 compute"). This also
+// contract of the other kernels gives the finite norm (docs/targets.md, "D3D12 compute"). This also
 // shows that the kernels above do accumulate in float32.
 TEST(Float32Sums, TermsBeyondFloatMaxOverflow) {
     const BackendStatus opencl = backend_status(Backend::opencl);

@@ -35,18 +35,7 @@
 #include "kernel_abi.h"
 #include "thread_pool.h"
 
-extern "C" {
-#ifdef LPNORM_TUNE_POOL
-int lpnorm_tune_kernel(halide_buffer_t *input, int32_t p_kind, double p, int32_t signed_pow,
-                       int32_t rescale, int32_t k0, int32_t k1, int32_t k2, int32_t s0,
-                       int32_t s1, int32_t s2, int32_t d0, int32_t d1, int32_t d2, int32_t pb0,
-                       int32_t pb1, int32_t pb2, int32_t pe0, int32_t pe1, int32_t pe2,
-                       halide_buffer_t *output);
-#else
-int lpnorm_tune_kernel(halide_buffer_t *input, int32_t reduce_mask, int32_t p_kind, double p,
-                       halide_buffer_t *output);
-#endif
-}
+#include "lpnorm_tune_kernel.h"  // generated beside the kernel (measure.py)
 
 namespace {
 

@@ -94,8 +94,15 @@ class Builder:
         self.harness = self.work / f"harness_{unit.harness}_{dtype}_{tag}.o"
         self.probe = self.work / f"probe_{tag}.o"
         self.thread_pool = self.work / f"thread_pool_{tag}.o"
+        # The kernel's C header, which the harness includes for its prototype (knobs do not
+        # change it).
+        header_dir = self.work / f"header_{unit.name}_{dtype}"
+        header_dir.mkdir(exist_ok=True)
+        _run([self.generator, "-g", unit.generator, "-f", "lpnorm_tune_kernel", "-o",
+              header_dir, "-e", "c_header", f"target={self.target}-no_runtime",
+              f"input.type={dtype}", f"output.type={dtype}"] + unit.params)
         flags = ["-O2", "-std=c++17", f"-I{halide_include}", f"-I{ROOT / 'generators'}",
-                 f"-I{ROOT / 'bench'}", f"-I{ROOT / 'runtime'}"]
+                 f"-I{ROOT / 'bench'}", f"-I{ROOT / 'runtime'}", f"-I{header_dir}"]
         if not self.harness.exists():
             pool = ["-DLPNORM_TUNE_POOL"] if unit.harness == "pool" else []
             half = ["-DLPNORM_TUNE_FLOAT16"] if dtype == "float16" else []
