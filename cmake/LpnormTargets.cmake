@@ -59,8 +59,9 @@ endif ()
 # it does not link into this platform's library. Halide's HLSL is shader model 5.1, which has
 # no float64 and no 64-bit integers, so:
 #   - only float32 and float16 kernels are built, and float32 sums accumulate in float32
-#     (generator param float32_sums; the error bound is in README, "D3D12 compute"); pooling's
-#     roots for integer p >= 5 are not refined in float64 (float64_powers);
+#     (generator param float32_sums; the error bound is in docs/targets.md, "D3D12
+#     compute"); pooling's roots for integer p >= 5 are not refined in float64
+#     (float64_powers);
 #   - no_asserts: Halide 21's HLSL back end stops with an internal error on an assertion inside
 #     a kernel (the bound checks of per-thread producers, which can never fail and which the
 #     OpenCL back end drops with a warning). The host-side buffer checks go too: the dispatch
