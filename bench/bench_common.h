@@ -118,10 +118,11 @@ struct PoolProblem {
     void *output = nullptr;
 };
 
-// oneDNN's average pooling (pooling_avg_include_padding): on the plain NCHW layout, or with
-// `blocked` on the layout its kernels prefer (channels in blocks of 16, nChw16c), the
-// input reordered into it once when the runner is made (not timed).
-Runner *make_onednn_avg_pool(const PoolProblem &problem, bool blocked, const char **why);
+// oneDNN's average pooling (pooling_avg_include_padding): on the plain NCHW layout
+// (`channel_block` 0), or on a blocked one its kernels prefer (channels in blocks of
+// `channel_block`, nChw8c or nChw16c), the input reordered into it once when the runner is
+// made (not timed).
+Runner *make_onednn_avg_pool(const PoolProblem &problem, int channel_block, const char **why);
 
 // Registers the pooling benchmarks (bench_pool.cpp); `threads` is used for the probe.
 void register_pool_benchmarks(int threads);

@@ -159,7 +159,7 @@ void bench_pool(benchmark::State &st, const PoolCase *c, Elem elem, double p, in
 // time does not depend on the values), as pool/<dtype>/avg/<window>/<shape>/onednn_<layout>.
 // The floor a fused Lp pool is held to: the same window sums, with no power and no root.
 void bench_pool_onednn(benchmark::State &st, const PoolCase *c, Elem elem, int threads,
-                       bool blocked) {
+                       int channel_block) {
     const int rank = static_cast<int>(c->shape.size()), spatial = rank - 2;
     std::vector<int64_t> out_shape;
     const lpnorm::Status s = lpnorm::pool_output_shape(c->shape, params_of(*c, 1.0), &out_shape);
@@ -184,7 +184,7 @@ void bench_pool_onednn(benchmark::State &st, const PoolCase *c, Elem elem, int t
     Buffer out(static_cast<size_t>(out_elements) * elem_size(elem));
     pb.output = out.data();
     const char *why = "";
-    std::unique_ptr<Runner> runner(make_onednn_avg_pool(pb, blocked, &why));
+    std::unique_ptr<Runner> runner(make_onednn_avg_pool(pb, channel_block, &why));
     if (!runner) return st.SkipWithError(why);
     runner->run();
     st.SetLabel(runner->label());
@@ -225,12 +225,16 @@ void register_pool_benchmarks(int threads) {
             }
 #ifdef LPNORM_BENCH_HAVE_ONEDNN
             if (elem == Elem::f32 && c.shape.size() == 4) {
-                for (bool blocked : {false, true}) {
+                // oneDNN's blocked layout is a vector of channels: 8 with AVX2 (its 16-channel
+                // layout has only the reference implementation there), 16 with AVX-512.
+                const int block = lpnorm::detected_isa() == lpnorm::Isa::avx512 ? 16 : 8;
+                for (int channel_block : {0, block}) {
+                    const std::string layout =
+                        channel_block == 0 ? "nchw" : "nchw" + std::to_string(channel_block) + "c";
                     const std::string name = std::string("pool/f32/avg/") + c.window + "/" +
-                                             shape_text(c.shape) +
-                                             (blocked ? "/onednn_nchw16c" : "/onednn_nchw");
+                                             shape_text(c.shape) + "/onednn_" + layout;
                     benchmark::RegisterBenchmark(name.c_str(), bench_pool_onednn, &c, elem,
-                                                 threads, blocked)
+                                                 threads, channel_block)
                         ->UseRealTime();
                 }
             }

@@ -82,7 +82,8 @@ namespace {
 
 class OneDnnAvgPool final : public OneDnnRunner {
 public:
-    OneDnnAvgPool(const PoolProblem &pb, bool blocked) {
+    OneDnnAvgPool(const PoolProblem &pb, int channel_block) {
+        const bool blocked = channel_block > 0;
         const int spatial = pb.rank - 2;
         memory::dims src_dims(pb.shape, pb.shape + pb.rank);
         memory::dims dst_dims(pb.out_shape, pb.out_shape + pb.rank);
@@ -91,7 +92,9 @@ public:
         const memory::data_type type =
             pb.elem == Elem::f32 ? memory::data_type::f32 : memory::data_type::f16;
         const memory::format_tag plain = memory::format_tag::abcd;
-        const memory::format_tag tag = blocked ? memory::format_tag::aBcd16b : plain;
+        const memory::format_tag tag = !blocked                ? plain
+                                       : channel_block == 16 ? memory::format_tag::aBcd16b
+                                                             : memory::format_tag::aBcd8b;
         memory::desc src_md(src_dims, type, tag), dst_md(dst_dims, type, tag);
         const auto alg = dnnl::algorithm::pooling_avg_include_padding;
         const auto prop = dnnl::prop_kind::forward_inference;
@@ -120,13 +123,13 @@ public:
 
 }  // namespace
 
-Runner *make_onednn_avg_pool(const PoolProblem &problem, bool blocked, const char **why) {
+Runner *make_onednn_avg_pool(const PoolProblem &problem, int channel_block, const char **why) {
     if (problem.rank != 4) {
         *why = "oneDNN average pooling baseline: 2-D windows only";
         return nullptr;
     }
     try {
-        return new OneDnnAvgPool(problem, blocked);
+        return new OneDnnAvgPool(problem, channel_block);
     } catch (const dnnl::error &) {
         *why = "oneDNN has no CPU average pooling for this problem";
         return nullptr;
