@@ -44,20 +44,24 @@ Expr integer_root(const Expr &m, const Expr &p, bool wide) {
 // for finite m >= 0. `root` selects 1/p instead of p.
 Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root, bool wide) {
     if (root) {
+        // clang-format off: one (condition, value) pair per line
         return select(p_kind == abi::kPool1, m,
                       p_kind == abi::kPool2, sqrt(m),
                       p_kind == abi::kPool3, cube_root(m),
                       p_kind == abi::kPool4, sqrt(sqrt(m)),
                       p_kind == abi::kPoolInt, integer_root(m, p, wide),
                       pow(m, make_one(m.type()) / cast(m.type(), p)));
+        // clang-format on
     }
     Expr m2 = m * m;
+    // clang-format off: one (condition, value) pair per line
     return select(p_kind == abi::kPool1, m,
                   p_kind == abi::kPool2, m2,
                   p_kind == abi::kPool3, m2 * m,
                   p_kind == abi::kPool4, m2 * m2,
                   p_kind == abi::kPoolInt, integer_power(m, p),
                   pow(m, cast(m.type(), p)));
+    // clang-format on
 }
 
 // |v|^e for e = p (the term) or 1/p (the root) of a magnitude m >= 0, NaN or inf included.
