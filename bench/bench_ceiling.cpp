@@ -69,9 +69,9 @@ SumFn pick(Prefetch prefetch) {
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx512f")) return nullptr;
     switch (prefetch) {
-        case Prefetch::t0: return sum_squares<Prefetch::t0>;
-        case Prefetch::nta: return sum_squares<Prefetch::nta>;
-        default: return sum_squares<Prefetch::none>;
+    case Prefetch::t0: return sum_squares<Prefetch::t0>;
+    case Prefetch::nta: return sum_squares<Prefetch::nta>;
+    default: return sum_squares<Prefetch::none>;
     }
 }
 #else
@@ -108,8 +108,9 @@ void bench_ceiling(benchmark::State &st, Prefetch prefetch, int threads) {
     for (double part : parts) got += part;
     const double n = static_cast<double>(kRows * kCols);
     if (std::fabs(got - expected) > 2 * n * 0x1p-53 * expected) {
-        return st.SkipWithError(("sum of squares " + std::to_string(got) + ", expected " +
-                                 std::to_string(expected)).c_str());
+        return st.SkipWithError(
+            ("sum of squares " + std::to_string(got) + ", expected " + std::to_string(expected))
+                .c_str());
     }
     double total = 0;
     for (auto _ : st) {
@@ -119,9 +120,10 @@ void bench_ceiling(benchmark::State &st, Prefetch prefetch, int threads) {
     }
     const double rate = static_cast<double>(bytes) * static_cast<double>(st.iterations()) / total;
     using benchmark::Counter;
-    st.counters["bytes_per_second"] =
-        Counter(static_cast<double>(bytes), Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
-    st.counters["pct_of_probe"] = 100.0 * rate / probe_bandwidth(x, bytes, threads).bytes_per_second;
+    st.counters["bytes_per_second"] = Counter(
+        static_cast<double>(bytes), Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
+    st.counters["pct_of_probe"] =
+        100.0 * rate / probe_bandwidth(x, bytes, threads).bytes_per_second;
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ uint16_t float_to_half(float f) {
     std::memcpy(&x, &f, 4);
     uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000);
     x &= 0x7fffffffu;
-    if (x > 0x7f800000u) return sign | 0x7e00;  // NaN
+    if (x > 0x7f800000u) return sign | 0x7e00;   // NaN
     if (x >= 0x477ff000u) return sign | 0x7c00;  // rounds to >= 65520: inf
     if (x < 0x38800000u) {                       // below 2^-14: subnormal half
         float a;

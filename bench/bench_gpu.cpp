@@ -63,10 +63,12 @@ public:
     halide_buffer_t *raw() { return &buf_; }
     void *handle() {
 #if LPNORM_BENCH_GPU_CUDA
-        if (g_backend == Backend::cuda) return reinterpret_cast<void *>(halide_cuda_get_device_ptr(nullptr, &buf_));
+        if (g_backend == Backend::cuda)
+            return reinterpret_cast<void *>(halide_cuda_get_device_ptr(nullptr, &buf_));
 #endif
 #if LPNORM_BENCH_GPU_OPENCL
-        if (g_backend == Backend::opencl) return reinterpret_cast<void *>(halide_opencl_get_cl_mem(nullptr, &buf_));
+        if (g_backend == Backend::opencl)
+            return reinterpret_cast<void *>(halide_opencl_get_cl_mem(nullptr, &buf_));
 #endif
         return nullptr;
     }
@@ -170,7 +172,9 @@ PoolParams window(std::vector<int64_t> kernel, std::vector<int64_t> strides,
 void register_benchmarks() {
     const std::vector<int64_t> nchw = {32, 256, 56, 56};
     auto reduce_case = [](const char *name, std::vector<int64_t> shape, std::vector<int64_t> axes) {
-        benchmark::RegisterBenchmark(name, BM_Reduce, shape, axes)->UseRealTime()->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(name, BM_Reduce, shape, axes)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
     };
     reduce_case("reduce_all/f32/[32,256,56,56]", nchw, {});
     reduce_case("reduce_inner/f32/[32,256,56,56]/axes{2,3}", nchw, {2, 3});
@@ -179,7 +183,9 @@ void register_benchmarks() {
     reduce_case("reduce_inner/f32/[8192,8192]/axis1", {8192, 8192}, {1});
     reduce_case("reduce_general/f32/[32,256,56,56]/axes{0,2}", nchw, {0, 2});
     auto pool_case = [](const char *name, std::vector<int64_t> shape, PoolParams p) {
-        benchmark::RegisterBenchmark(name, BM_Pool, shape, p)->UseRealTime()->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(name, BM_Pool, shape, p)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
     };
     pool_case("pool_2d/f32/[32,64,112,112]/k2s2", {32, 64, 112, 112}, window({2, 2}, {2, 2}));
     pool_case("pool_2d/f32/[32,64,112,112]/k3s1p1", {32, 64, 112, 112},
@@ -187,7 +193,8 @@ void register_benchmarks() {
     pool_case("pool_2d/f32/[32,64,112,112]/k3s2p1", {32, 64, 112, 112},
               window({3, 3}, {2, 2}, {1, 1, 1, 1}));
     pool_case("pool_1d/f32/[32,64,8192]/k4s2", {32, 64, 8192}, window({4}, {2}));
-    pool_case("pool_3d/f32/[4,32,32,56,56]/k2s2", {4, 32, 32, 56, 56}, window({2, 2, 2}, {2, 2, 2}));
+    pool_case("pool_3d/f32/[4,32,32,56,56]/k2s2", {4, 32, 32, 56, 56},
+              window({2, 2, 2}, {2, 2, 2}));
 }
 
 }  // namespace
@@ -201,7 +208,8 @@ int main(int argc, char **argv) {
             if (b.usable && b.backend == Backend::cuda) chosen = Backend::cuda;
         }
         for (const BackendStatus &b : backends()) {
-            if (chosen == Backend::auto_select && b.usable && b.backend == Backend::opencl) chosen = b.backend;
+            if (chosen == Backend::auto_select && b.usable && b.backend == Backend::opencl)
+                chosen = b.backend;
         }
     }
     for (const BackendStatus &b : backends()) {

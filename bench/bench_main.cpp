@@ -152,12 +152,12 @@ lpnorm::DType dtype_of(Elem elem) {
 const char *pattern_name(lpnorm::testing::Pattern p) {
     using lpnorm::testing::Pattern;
     switch (p) {
-        case Pattern::all: return "all";
-        case Pattern::inner: return "inner";
-        case Pattern::outer: return "outer";
-        case Pattern::middle: return "middle";
-        case Pattern::general: return "general";
-        default: return "none";
+    case Pattern::all: return "all";
+    case Pattern::inner: return "inner";
+    case Pattern::outer: return "outer";
+    case Pattern::middle: return "middle";
+    case Pattern::general: return "general";
+    default: return "none";
     }
 }
 
@@ -183,8 +183,10 @@ void bench_lpnorm(benchmark::State &st, const Case *c, Elem elem, double p, lpno
     status = lpnorm::reduce(x, y, params);  // warm-up, and the error check the loop skips
     if (!status.ok()) return st.SkipWithError(status.message().c_str());
     const char *pattern = pattern_name(lpnorm::testing::last_pattern());
-    std::string label = std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()) + " pattern=" + pattern;
-    if (std::strcmp(pattern, c->pattern) != 0) label += std::string(" (expected ") + c->pattern + ")";
+    std::string label =
+        std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()) + " pattern=" + pattern;
+    if (std::strcmp(pattern, c->pattern) != 0)
+        label += std::string(" (expected ") + c->pattern + ")";
     st.SetLabel(label);
 
     Clock::time_point start = Clock::now();
@@ -250,7 +252,8 @@ void bench_probe(benchmark::State &st, const Case *c, Elem elem, int threads) {
     using benchmark::Counter;
     st.counters["bytes_per_second"] =
         Counter(moved, Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
-    st.counters["pct_of_probe"] = 100.0 * rate / probe_bandwidth(in, bytes, g_options.threads).bytes_per_second;
+    st.counters["pct_of_probe"] =
+        100.0 * rate / probe_bandwidth(in, bytes, g_options.threads).bytes_per_second;
     st.counters["passes"] = passes;  // one iteration reads the buffer this many times
     st.SetLabel(std::string(probe_isa()) + " loads");
 }
@@ -282,7 +285,8 @@ void register_all() {
                 for (int threads : probe_threads) {
                     std::string name = std::string("probe/") + elem_name(elem) + "/" + shape +
                                        "/threads" + std::to_string(threads);
-                    RegisterBenchmark(name.c_str(), bench_probe, &c, elem, threads)->UseManualTime();
+                    RegisterBenchmark(name.c_str(), bench_probe, &c, elem, threads)
+                        ->UseManualTime();
                 }
             }
             for (double p : kPowers) {
@@ -290,17 +294,18 @@ void register_all() {
                                    std::to_string(static_cast<int>(p)) + "/" + c.pattern + "/" +
                                    shape + "/" + axes_name(c.axes) + "/";
                 std::vector<benchmark::internal::Benchmark *> added;
-                added.push_back(RegisterBenchmark((base + "lpnorm").c_str(), bench_lpnorm, &c,
-                                                  elem, p, lpnorm::Isa::auto_detect));
+                added.push_back(RegisterBenchmark((base + "lpnorm").c_str(), bench_lpnorm, &c, elem,
+                                                  p, lpnorm::Isa::auto_detect));
                 for (lpnorm::Isa isa : forced)
                     if (lpnorm::cpu_supports(isa))
-                        added.push_back(RegisterBenchmark((base + "lpnorm_" + lpnorm::isa_name(isa)).c_str(),
-                                                          bench_lpnorm, &c, elem, p, isa));
+                        added.push_back(
+                            RegisterBenchmark((base + "lpnorm_" + lpnorm::isa_name(isa)).c_str(),
+                                              bench_lpnorm, &c, elem, p, isa));
                 added.push_back(RegisterBenchmark((base + "naive_1thread").c_str(), bench_runner,
                                                   &c, elem, p, &naive_factory));
 #ifdef LPNORM_BENCH_HAVE_ONEDNN
-                added.push_back(RegisterBenchmark((base + "onednn").c_str(), bench_runner, &c,
-                                                  elem, p, &make_onednn));
+                added.push_back(RegisterBenchmark((base + "onednn").c_str(), bench_runner, &c, elem,
+                                                  p, &make_onednn));
 #endif
 #ifdef LPNORM_BENCH_HAVE_EIGEN
                 if (eigen_runnable())
@@ -350,7 +355,9 @@ int main(int argc, char **argv) {
     const char *onednn = "skipped (oneDNN was not found when the build was configured)";
 #endif
 #ifdef LPNORM_BENCH_HAVE_EIGEN
-    const char *eigen = eigen_runnable() ? "compiled" : "skipped (built for AVX2 + FMA + F16C, which this CPU lacks)";
+    const char *eigen = eigen_runnable()
+                            ? "compiled"
+                            : "skipped (built for AVX2 + FMA + F16C, which this CPU lacks)";
 #else
     const char *eigen = "skipped (Eigen3 was not found when the build was configured)";
 #endif
@@ -361,9 +368,10 @@ int main(int argc, char **argv) {
     benchmark::AddCustomContext("probe_loads", probe_isa());
     benchmark::AddCustomContext("onednn_baseline", onednn);
     benchmark::AddCustomContext("eigen_baseline", eigen);
-    std::fprintf(stderr, "lpnorm %s, detected ISA %s, %s threads; oneDNN baseline %s; Eigen baseline %s\n",
-                 lpnorm::version(), lpnorm::isa_name(lpnorm::detected_isa()), threads.c_str(), onednn,
-                 eigen);
+    std::fprintf(stderr,
+                 "lpnorm %s, detected ISA %s, %s threads; oneDNN baseline %s; Eigen baseline %s\n",
+                 lpnorm::version(), lpnorm::isa_name(lpnorm::detected_isa()), threads.c_str(),
+                 onednn, eigen);
 
     register_all();
     register_pool_benchmarks(g_options.threads);

@@ -188,7 +188,8 @@ void bench_pool_onednn(benchmark::State &st, const PoolCase *c, Elem elem, int t
     if (!runner) return st.SkipWithError(why);
     runner->run();
     st.SetLabel(runner->label());
-    time_pool(st, [&] { runner->run(); }, pb.input, in_elements, out_elements, elem, threads);
+    time_pool(
+        st, [&] { runner->run(); }, pb.input, in_elements, out_elements, elem, threads);
 }
 #endif
 
@@ -233,8 +234,8 @@ void register_pool_benchmarks(int threads) {
                         channel_block == 0 ? "nchw" : "nchw" + std::to_string(channel_block) + "c";
                     const std::string name = std::string("pool/f32/avg/") + c.window + "/" +
                                              shape_text(c.shape) + "/onednn_" + layout;
-                    benchmark::RegisterBenchmark(name.c_str(), bench_pool_onednn, &c, elem,
-                                                 threads, channel_block)
+                    benchmark::RegisterBenchmark(name.c_str(), bench_pool_onednn, &c, elem, threads,
+                                                 channel_block)
                         ->UseRealTime();
                 }
             }

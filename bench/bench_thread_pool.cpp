@@ -68,8 +68,7 @@ void spin_handoff(benchmark::State &state) {
 }
 
 void loop_args(benchmark::internal::Benchmark *b) {
-    b->ArgNames({"tasks", "chain"})->Args({2, 0})->Args({9, 0})->Args({2, 2000})->Args(
-        {9, 2000});
+    b->ArgNames({"tasks", "chain"})->Args({2, 0})->Args({9, 0})->Args({2, 2000})->Args({9, 2000});
     b->UseRealTime();
 }
 

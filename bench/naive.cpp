@@ -22,7 +22,8 @@ public:
         }
         if (pb_.elem == Elem::f16) {
             half_table_.resize(65536);
-            for (int h = 0; h < 65536; ++h) half_table_[h] = half_to_float(static_cast<uint16_t>(h));
+            for (int h = 0; h < 65536; ++h)
+                half_table_[h] = half_to_float(static_cast<uint16_t>(h));
         }
     }
 

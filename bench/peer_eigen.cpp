@@ -2,7 +2,8 @@
 // ThreadPoolDevice with the requested number of threads. float16 is cast to float first, so
 // it accumulates in float like lpnorm does.
 //
-//   p = 1: x.abs().sum(dims)   p = 2: x.square().sum(dims).sqrt()   else: x.abs().pow(p).sum(dims).pow(1/p)
+//   p = 1: x.abs().sum(dims)   p = 2: x.square().sum(dims).sqrt()   else:
+//   x.abs().pow(p).sum(dims).pow(1/p)
 //
 // p = 3 uses .cube() instead of .pow(3), the way a user would write an integer power.
 #define EIGEN_USE_THREADS

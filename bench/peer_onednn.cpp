@@ -39,8 +39,9 @@ public:
     OneDnn(const Problem &pb) {
         memory::dims src_dims(pb.shape, pb.shape + pb.rank), dst_dims = src_dims;
         for (int i = 0; i < pb.num_axes; ++i) dst_dims[pb.axes[i]] = 1;
-        memory::data_type type = pb.elem == Elem::f32 ? memory::data_type::f32 : memory::data_type::f16;
-        memory::format_tag tag = pb.rank == 4 ? memory::format_tag::abcd
+        memory::data_type type =
+            pb.elem == Elem::f32 ? memory::data_type::f32 : memory::data_type::f16;
+        memory::format_tag tag = pb.rank == 4   ? memory::format_tag::abcd
                                  : pb.rank == 2 ? memory::format_tag::ab
                                                 : memory::format_tag::a;
         memory::desc src_md(src_dims, type, tag), dst_md(dst_dims, type, tag);
@@ -87,12 +88,14 @@ public:
         const int spatial = pb.rank - 2;
         memory::dims src_dims(pb.shape, pb.shape + pb.rank);
         memory::dims dst_dims(pb.out_shape, pb.out_shape + pb.rank);
-        memory::dims kernel(pb.kernel, pb.kernel + spatial), strides(pb.strides, pb.strides + spatial);
-        memory::dims pad_l(pb.pad_begin, pb.pad_begin + spatial), pad_r(pb.pad_end, pb.pad_end + spatial);
+        memory::dims kernel(pb.kernel, pb.kernel + spatial),
+            strides(pb.strides, pb.strides + spatial);
+        memory::dims pad_l(pb.pad_begin, pb.pad_begin + spatial),
+            pad_r(pb.pad_end, pb.pad_end + spatial);
         const memory::data_type type =
             pb.elem == Elem::f32 ? memory::data_type::f32 : memory::data_type::f16;
         const memory::format_tag plain = memory::format_tag::abcd;
-        const memory::format_tag tag = !blocked                ? plain
+        const memory::format_tag tag = !blocked              ? plain
                                        : channel_block == 16 ? memory::format_tag::aBcd16b
                                                              : memory::format_tag::aBcd8b;
         memory::desc src_md(src_dims, type, tag), dst_md(dst_dims, type, tag);

@@ -18,22 +18,22 @@ namespace {
 
 // Sums 64-bit lanes with four independent accumulators, 4 vectors per step. The sum is
 // returned so the loads cannot be removed.
-#define LPNORM_PROBE_READ(NAME, TARGET, BYTES)                                                  \
-    __attribute__((target(TARGET), noinline)) uint64_t NAME(const char *p, size_t n) {          \
-        typedef long long V __attribute__((vector_size(BYTES), may_alias));                   \
-        V a0 = {}, a1 = {}, a2 = {}, a3 = {};                                                  \
-        size_t i = 0;                                                                          \
-        for (; i + 4 * (BYTES) <= n; i += 4 * (BYTES)) {                                       \
-            a0 += *reinterpret_cast<const V *>(p + i);                                         \
-            a1 += *reinterpret_cast<const V *>(p + i + (BYTES));                               \
-            a2 += *reinterpret_cast<const V *>(p + i + 2 * (BYTES));                           \
-            a3 += *reinterpret_cast<const V *>(p + i + 3 * (BYTES));                           \
-        }                                                                                      \
-        a0 += a1 + a2 + a3;                                                                    \
-        uint64_t s = 0;                                                                        \
-        for (size_t k = 0; k < (BYTES) / 8; ++k) s += static_cast<uint64_t>(a0[k]);           \
-        for (; i < n; ++i) s += static_cast<unsigned char>(p[i]);                              \
-        return s;                                                                              \
+#define LPNORM_PROBE_READ(NAME, TARGET, BYTES)                                                     \
+    __attribute__((target(TARGET), noinline)) uint64_t NAME(const char *p, size_t n) {             \
+        typedef long long V __attribute__((vector_size(BYTES), may_alias));                        \
+        V a0 = {}, a1 = {}, a2 = {}, a3 = {};                                                      \
+        size_t i = 0;                                                                              \
+        for (; i + 4 * (BYTES) <= n; i += 4 * (BYTES)) {                                           \
+            a0 += *reinterpret_cast<const V *>(p + i);                                             \
+            a1 += *reinterpret_cast<const V *>(p + i + (BYTES));                                   \
+            a2 += *reinterpret_cast<const V *>(p + i + 2 * (BYTES));                               \
+            a3 += *reinterpret_cast<const V *>(p + i + 3 * (BYTES));                               \
+        }                                                                                          \
+        a0 += a1 + a2 + a3;                                                                        \
+        uint64_t s = 0;                                                                            \
+        for (size_t k = 0; k < (BYTES) / 8; ++k) s += static_cast<uint64_t>(a0[k]);                \
+        for (; i < n; ++i) s += static_cast<unsigned char>(p[i]);                                  \
+        return s;                                                                                  \
     }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -155,7 +155,8 @@ ProbeResult probe_bandwidth(const void *data, size_t bytes, int max_threads) {
     if (max_threads > 1) thread_counts.push_back(max_threads);
     for (int threads : thread_counts) {
         std::vector<double> seconds;
-        for (int run = 0; run < 5; ++run) seconds.push_back(timed_read(data, bytes, threads, best.passes));
+        for (int run = 0; run < 5; ++run)
+            seconds.push_back(timed_read(data, bytes, threads, best.passes));
         std::nth_element(seconds.begin(), seconds.begin() + 2, seconds.end());
         double rate = static_cast<double>(bytes) * best.passes / seconds[2];
         if (rate > best.bytes_per_second) {

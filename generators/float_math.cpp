@@ -28,7 +28,8 @@ Expr inf_bits(const Type &t) {
 Expr is_nan_bits(const Expr &x) { return magnitude_bits(x) > inf_bits(x.type()); }
 Expr is_nan_or_inf_bits(const Expr &x) { return magnitude_bits(x) >= inf_bits(x.type()); }
 Expr quiet_nan(const Type &t) {
-    return reinterpret(t, inf_bits(t) | make_const(UInt(t.bits()), uint64_t(1) << (mantissa_bits(t) - 1)));
+    return reinterpret(
+        t, inf_bits(t) | make_const(UInt(t.bits()), uint64_t(1) << (mantissa_bits(t) - 1)));
 }
 
 Expr sign_bit_set(const Expr &x) {
@@ -57,8 +58,8 @@ Expr cube_root(const Expr &s) {
     const int k = f64 ? 18 : 8;  // 2^54 and 2^24 lift every subnormal into the normal range
     Expr small = s < make_const(t, f64 ? 2.2250738585072014e-308 : 1.17549435e-38);
     Expr large = s > make_const(t, std::ldexp(1.0, (f64 ? 1024 : 128) - 3 * k));
-    Expr scaled = s * select(small, make_const(t, std::ldexp(1.0, 3 * k)),
-                             large, make_const(t, std::ldexp(1.0, -3 * k)), make_const(t, 1.0));
+    Expr scaled = s * select(small, make_const(t, std::ldexp(1.0, 3 * k)), large,
+                             make_const(t, std::ldexp(1.0, -3 * k)), make_const(t, 1.0));
     // The bits of a finite s >= 0 (its high word for float64) fit an int32 and a float.
     Expr bits = f64 ? cast<int>(reinterpret(UInt(64), scaled) >> 32) : reinterpret(Int(32), scaled);
     Expr third_of_bits = cast<int>(cast(t, bits) * make_const(t, 1.0 / 3.0));
@@ -74,8 +75,8 @@ Expr cube_root(const Expr &s) {
     Expr r2 = r * r;
     Expr c = scaled * r2;
     c = c - (c * c * c - scaled) * (r2 * third);
-    c = c * select(small, make_const(t, std::ldexp(1.0, -k)),
-                   large, make_const(t, std::ldexp(1.0, k)), make_const(t, 1.0));
+    c = c * select(small, make_const(t, std::ldexp(1.0, -k)), large,
+                   make_const(t, std::ldexp(1.0, k)), make_const(t, 1.0));
     return select(s == make_zero(t), make_zero(t), c);
 }
 

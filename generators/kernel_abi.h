@@ -35,8 +35,8 @@ constexpr int kNumExtremeKinds = 2;
 //            runtime puts its outermost reduced dim last (d7), whose rows the kernel reads
 //            several at a time, side by side
 constexpr int kGeneralRank = 8;
-// Partial kernels (partial=true; patterns all and general) output the accumulator instead of the norm, for the
-// runtime to combine over calls and finish when a tensor exceeds 32-bit indexing:
+// Partial kernels (partial=true; patterns all and general) output the accumulator instead of the
+// norm, for the runtime to combine over calls and finish when a tensor exceeds 32-bit indexing:
 //   reducer=sum:     the sum of terms, float32 for float16/bfloat16 inputs, float64 otherwise;
 //   reducer=extreme: the order key, an unsigned integer of the input's width: ~bits(|x|)
 //                    (max|x|) or bits(|x|) + 1 with NaN as 0 (min|x|; integers: bits(|x|)),

@@ -44,7 +44,8 @@ Expr integer_root(const Expr &m, const Expr &p, bool wide) {
 // for finite m >= 0. `root` selects 1/p instead of p.
 Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root, bool wide) {
     if (root) {
-        // clang-format off: one (condition, value) pair per line
+        // One (condition, value) pair per line.
+        // clang-format off
         return select(p_kind == abi::kPool1, m,
                       p_kind == abi::kPool2, sqrt(m),
                       p_kind == abi::kPool3, cube_root(m),
@@ -54,7 +55,8 @@ Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root
         // clang-format on
     }
     Expr m2 = m * m;
-    // clang-format off: one (condition, value) pair per line
+    // One (condition, value) pair per line.
+    // clang-format off
     return select(p_kind == abi::kPool1, m,
                   p_kind == abi::kPool2, m2,
                   p_kind == abi::kPool3, m2 * m,
@@ -71,8 +73,9 @@ Expr guarded_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root, 
     Expr guarded = root ? !(p_kind == abi::kPool1 || p_kind == abi::kPool2 || p_kind == abi::kPool4)
                         : (p_kind == abi::kPoolInt || p_kind == abi::kPoolP);
     Expr non_finite = guarded && is_nan_or_inf_bits(m);
-    return select(non_finite, m,
-                  magnitude_power(select(non_finite, make_one(m.type()), m), p_kind, p, root, wide));
+    return select(
+        non_finite, m,
+        magnitude_power(select(non_finite, make_one(m.type()), m), p_kind, p, root, wide));
 }
 
 // v^e for e = p (the term) or 1/p (the root), v of any sign, as IEEE pow and so PyTorch's
@@ -98,7 +101,8 @@ Expr signed_power(const Expr &v, const Expr &p_kind, const Expr &p, bool root, b
         integer = select(general, general_integer, odd_kind || even_kind);
     }
     Expr negative = sign_bit_set(v) && v != make_zero(t);
-    Expr neg_power = select(odd, -power, integer || magnitude_bits(v) == inf_bits(t), power, quiet_nan(t));
+    Expr neg_power =
+        select(odd, -power, integer || magnitude_bits(v) == inf_bits(t), power, quiet_nan(t));
     return select(negative, neg_power, power);
 }
 
@@ -155,12 +159,10 @@ std::vector<Expr> kind_conditions(const Expr &p_kind) {
 
 }  // namespace
 
-Type pool_compute_type(const Type &input) {
-    return input.bits() == 64 ? Float(64) : Float(32);
-}
+Type pool_compute_type(const Type &input) { return input.bits() == 64 ? Float(64) : Float(32); }
 
-PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
-                       Func output, const Type &output_type, const Expr &p_kind, const Expr &p,
+PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window, Func output,
+                       const Type &output_type, const Expr &p_kind, const Expr &p,
                        const Expr &signed_pow, const Expr &rescale, bool float64_powers) {
     PoolStages s;
     s.input = input;
@@ -189,8 +191,9 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     // The window sums, one spatial dim at a time from the outermost in, so that the last one
     // runs along the innermost dim. The stage the innermost sum reads, `padded`, is 0 outside
     // the input along the innermost dim: it is defined as 0 and then written over
-    // [0, extent), so the innermost sum reads its taps with no condition and no clamp. For one spatial dim it is a copy of the term;
-    // otherwise the sum along dim 1, whose update also runs over that dim-0 range.
+    // [0, extent), so the innermost sum reads its taps with no condition and no clamp. For one
+    // spatial dim it is a copy of the term; otherwise the sum along dim 1, whose update also runs
+    // over that dim-0 range.
     s.sums.resize(spatial);
     s.taps.resize(spatial);
     Func previous = s.term;

@@ -23,8 +23,8 @@ struct PoolWindow {
 
 // The stages of one pooling pipeline, handed to schedules/.
 struct PoolStages {
-    Halide::Func input;                  // the input as the term reads it
-    Halide::Func term;                   // term(s0.., c, n): |x|^p (or x^p), compute type
+    Halide::Func input;  // the input as the term reads it
+    Halide::Func term;   // term(s0.., c, n): |x|^p (or x^p), compute type
     // sums[d]: the window sum along spatial dim d of sums[d + 1] (of the term for the
     // outermost); sums[0] is the last, along the innermost dim.
     std::vector<Halide::Func> sums;
@@ -35,12 +35,12 @@ struct PoolStages {
     // update, whose RVar along dim 0 is padded_x.
     Halide::Func padded;
     Halide::RVar padded_x;
-    Halide::Func norm;                   // norm(s0.., c, n): the root of the window sum
-    Halide::Func out;                    // out(s0.., c, n) = norm in the output type
-    std::vector<Halide::Var> vars;       // s0.., c, n (innermost first)
+    Halide::Func norm;                          // norm(s0.., c, n): the root of the window sum
+    Halide::Func out;                           // out(s0.., c, n) = norm in the output type
+    std::vector<Halide::Var> vars;              // s0.., c, n (innermost first)
     std::vector<Halide::Expr> kind_conditions;  // one per p_kind, to specialise on
-    Halide::Expr signed_pow;             // true in the signed mode (x^p instead of |x|^p)
-    Halide::Expr rescale;                // true when overhanging windows are rescaled
+    Halide::Expr signed_pow;                    // true in the signed mode (x^p instead of |x|^p)
+    Halide::Expr rescale;                       // true when overhanging windows are rescaled
     PoolWindow window;
     Halide::Type input_type;
     Halide::Type compute_type;
@@ -57,8 +57,8 @@ Halide::Type pool_compute_type(const Halide::Type &input);
 // refined in float64 (targets without float64, D3D12, pass false).
 PoolStages define_pool(const Halide::Func &input, int spatial, const PoolWindow &window,
                        Halide::Func output, const Halide::Type &output_type,
-                       const Halide::Expr &p_kind,
-                       const Halide::Expr &p, const Halide::Expr &signed_pow,
-                       const Halide::Expr &rescale, bool float64_powers);
+                       const Halide::Expr &p_kind, const Halide::Expr &p,
+                       const Halide::Expr &signed_pow, const Halide::Expr &rescale,
+                       bool float64_powers);
 
 }  // namespace lpnorm::gen

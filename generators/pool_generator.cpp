@@ -20,7 +20,7 @@ public:
     // has no float64).
     GeneratorParam<bool> float64_powers{"float64_powers", true};
     // Schedule knobs, with their ranges (schedules/pool_knobs.def).
-#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) \
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning)                                 \
     GeneratorParam<int> name{#name, default_value, min, max};
 #include "pool_knobs.def"
 #undef LPNORM_KNOB

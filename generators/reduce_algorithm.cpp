@@ -23,7 +23,8 @@ Expr sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &
     Expr finite_m = select(non_finite, make_one(acc_t), m);
     // Tested on the bits: fast-math float compares may treat NaN as equal to anything.
     Expr nonzero = cast(acc_t, select(magnitude_bits(x) != 0, 1, 0));
-    // clang-format off: one (condition, value) pair per line
+    // One (condition, value) pair per line.
+    // clang-format off
     return select(p_kind == abi::kL1, m,
                   p_kind == abi::kL2, a * a,
                   p_kind == abi::kL3, m * m * m,
@@ -35,7 +36,8 @@ Expr sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &
 
 // The value of the norm from the accumulated sum, still in the accumulator type.
 Expr sum_finish(const Expr &s, const Expr &p_kind, const Expr &p) {
-    // clang-format off: one (condition, value) pair per line
+    // One (condition, value) pair per line.
+    // clang-format off
     return select(p_kind == abi::kL2, sqrt(s),
                   p_kind == abi::kL3, cube_root(s),
                   p_kind == abi::kLp, pow(s, make_one(s.type()) / cast(s.type(), p)),

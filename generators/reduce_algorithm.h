@@ -11,10 +11,10 @@ enum class Reducer { sum, extreme };
 
 // The stages of one reduction pipeline, handed to schedules/.
 struct ReduceStages {
-    Halide::Func acc;                // acc(vars) accumulated over `r` (update 0)
-    Halide::Func out;                // out(vars) = finish(acc(vars)), the pipeline output
-    Halide::RDom r;                  // the reduction domain
-    std::vector<Halide::Var> vars;   // output vars, innermost first
+    Halide::Func acc;               // acc(vars) accumulated over `r` (update 0)
+    Halide::Func out;               // out(vars) = finish(acc(vars)), the pipeline output
+    Halide::RDom r;                 // the reduction domain
+    std::vector<Halide::Var> vars;  // output vars, innermost first
     std::vector<Halide::Expr> kind_conditions;  // one per p_kind, to specialise on
     Halide::Type input_type;
     Halide::Type accum_type;
@@ -28,9 +28,10 @@ Halide::Type sum_accumulator_type(const Halide::Type &input, bool float32_sums =
 
 // Builds acc and out for an element expression `x` (a value of the input type that depends on
 // `vars` and `r`). `p_kind` selects the term and root (see kernel_abi.h); `p` is the real order
-// used by the general-p kind. `float32_sums` picks the float32 accumulator (above). A `partial` reduction outputs the accumulator itself (the sum of
-// terms, or the extreme's order key; see partial_output_type) for the runtime to combine
-// across calls and finish: the split of tensors beyond 32-bit indexing.
+// used by the general-p kind. `float32_sums` picks the float32 accumulator (above). A `partial`
+// reduction outputs the accumulator itself (the sum of terms, or the extreme's order key; see
+// partial_output_type) for the runtime to combine across calls and finish: the split of tensors
+// beyond 32-bit indexing.
 ReduceStages define_reduction(const Halide::Expr &x, const std::vector<Halide::Var> &vars,
                               const Halide::RDom &r, const Halide::Type &output_type,
                               Reducer reducer, bool partial, bool float32_sums,

@@ -26,7 +26,7 @@ public:
     // float32 inputs accumulate in float32, for devices without float64 (D3D12 compute).
     GP<bool> float32_sums{"float32_sums", false};
     // Schedule knobs, with their ranges (schedules/reduce_knobs.def).
-#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) \
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning)                                 \
     GP<int> name{#name, default_value, min, max};
 #include "reduce_knobs.def"
 #undef LPNORM_KNOB
@@ -87,8 +87,8 @@ protected:
     }
 
     ReduceStages reduce(const Expr &x, const std::vector<Var> &vars, const RDom &r) {
-        return define_reduction(x, vars, r, output.type(), reducer, partial, float32_sums,
-                                p_kind, p);
+        return define_reduction(x, vars, r, output.type(), reducer, partial, float32_sums, p_kind,
+                                p);
     }
 
     ReduceStages stages_;
@@ -147,8 +147,8 @@ public:
 
 // Any pattern: dims whose reduce_mask bit is set are reduced (their output extent is 1), the
 // others are kept. The input may have any strides, the innermost included.
-class ReduceGeneral : public ReduceGenerator<ReduceGeneral, abi::kGeneralRank,
-                                             abi::kGeneralRank, sched::ReducePattern::general> {
+class ReduceGeneral : public ReduceGenerator<ReduceGeneral, abi::kGeneralRank, abi::kGeneralRank,
+                                             sched::ReducePattern::general> {
 public:
     // [32, 256, 56, 56] axes {0, 2}
     inline static const std::vector<int> kEstimateExtents = {56, 56, 256, 32, 1, 1, 1, 1};

@@ -135,11 +135,11 @@ double load_as_double(DType d, const void *data) {
         const uint16_t h = as(uint16_t(0));
         const int exponent = (h >> 10) & 0x1f;
         const double mantissa = h & 0x3ff;
-        const double magnitude =
-            exponent == 0x1f ? (mantissa != 0 ? std::numeric_limits<double>::quiet_NaN()
-                                              : std::numeric_limits<double>::infinity())
-            : exponent == 0  ? std::ldexp(mantissa, -24)
-                             : std::ldexp(mantissa + 1024, exponent - 25);
+        const double magnitude = exponent == 0x1f
+                                     ? (mantissa != 0 ? std::numeric_limits<double>::quiet_NaN()
+                                                      : std::numeric_limits<double>::infinity())
+                                 : exponent == 0 ? std::ldexp(mantissa, -24)
+                                                 : std::ldexp(mantissa + 1024, exponent - 25);
         return (h & 0x8000) ? -magnitude : magnitude;
     }
     case DType::bfloat16: {

@@ -25,9 +25,9 @@ lpnorm::Status to_tensor(const lpnorm_tensor *t, const char *name, lpnorm::Tenso
                                   " is outside [0, " + std::to_string(lpnorm::kMaxRank) + "]");
     }
     if (t->dtype < 0 || t->dtype >= lpnorm::kNumDTypes) {
-        return lpnorm::Status(ErrorCode::invalid_argument,
-                              std::string(name) + ".dtype = " + std::to_string(t->dtype) +
-                                  " is not an lpnorm_dtype");
+        return lpnorm::Status(
+            ErrorCode::invalid_argument,
+            std::string(name) + ".dtype = " + std::to_string(t->dtype) + " is not an lpnorm_dtype");
     }
     if (t->memory < 0 || t->memory > static_cast<int32_t>(lpnorm::Memory::opencl)) {
         return lpnorm::Status(ErrorCode::invalid_argument,
@@ -35,8 +35,9 @@ lpnorm::Status to_tensor(const lpnorm_tensor *t, const char *name, lpnorm::Tenso
                                   " is not an lpnorm_memory");
     }
     if (t->rank > 0 && t->shape == nullptr) {
-        return lpnorm::Status(ErrorCode::null_pointer, std::string(name) + ".shape is null for rank " +
-                                                           std::to_string(t->rank));
+        return lpnorm::Status(
+            ErrorCode::null_pointer,
+            std::string(name) + ".shape is null for rank " + std::to_string(t->rank));
     }
     *out = lpnorm::Tensor::contiguous(t->data, static_cast<lpnorm::DType>(t->dtype), t->shape,
                                       t->rank);
@@ -68,8 +69,9 @@ lpnorm::Status check_shape_query(int32_t rank, const int64_t *shape, const int32
                               "rank = " + std::to_string(rank) + " is outside [0, 8]");
     }
     if ((rank > 0 && shape == nullptr) || out_rank == nullptr || out_shape == nullptr) {
-        const char *which = out_rank == nullptr ? "out_rank" : out_shape == nullptr ? "out_shape"
-                                                                                   : "shape";
+        const char *which = out_rank == nullptr    ? "out_rank"
+                            : out_shape == nullptr ? "out_shape"
+                                                   : "shape";
         return lpnorm::Status(ErrorCode::null_pointer,
                               std::string(which) + " is null (rank = " + std::to_string(rank) +
                                   "): shape, out_rank and out_shape must not be null");
@@ -89,9 +91,9 @@ lpnorm::Status to_pool_params(const lpnorm_pool_params *c, lpnorm::PoolParams *o
         return lpnorm::Status(ErrorCode::null_pointer, "params is null");
     }
     if (c->spatial_dims < 1 || c->spatial_dims > 3) {
-        return lpnorm::Status(ErrorCode::invalid_argument,
-                              "params.spatial_dims = " + std::to_string(c->spatial_dims) +
-                                  " is not 1, 2 or 3");
+        return lpnorm::Status(
+            ErrorCode::invalid_argument,
+            "params.spatial_dims = " + std::to_string(c->spatial_dims) + " is not 1, 2 or 3");
     }
     if (c->kernel == nullptr) {
         return lpnorm::Status(ErrorCode::null_pointer, "params.kernel is null");
@@ -145,10 +147,12 @@ int lpnorm_reduce_output_shape(int32_t rank, const int64_t *shape, const int64_t
     using lpnorm::Status;
     Status s = check_shape_query(rank, shape, out_rank, out_shape);
     if (s.ok() && num_axes > 0 && axes == nullptr) {
-        s = Status(ErrorCode::null_pointer, "axes is null but num_axes = " + std::to_string(num_axes));
+        s = Status(ErrorCode::null_pointer,
+                   "axes is null but num_axes = " + std::to_string(num_axes));
     }
     if (s.ok() && num_axes < 0) {
-        s = Status(ErrorCode::invalid_argument, "num_axes = " + std::to_string(num_axes) + " is negative");
+        s = Status(ErrorCode::invalid_argument,
+                   "num_axes = " + std::to_string(num_axes) + " is negative");
     }
     if (!s.ok()) return record(s);
     lpnorm::ReduceParams params;
@@ -177,7 +181,8 @@ int lpnorm_pool_output_shape(int32_t rank, const int64_t *shape, const lpnorm_po
     lpnorm::Status s = check_shape_query(rank, shape, out_rank, out_shape);
     if (s.ok()) s = to_pool_params(params, &p);
     std::vector<int64_t> result;
-    if (s.ok()) s = lpnorm::pool_output_shape(std::vector<int64_t>(shape, shape + rank), p, &result);
+    if (s.ok())
+        s = lpnorm::pool_output_shape(std::vector<int64_t>(shape, shape + rank), p, &result);
     if (s.ok()) write_shape(result, out_rank, out_shape);
     return record(s);
 }
@@ -187,9 +192,10 @@ const char *lpnorm_last_error(void) { return t_last_error.c_str(); }
 int lpnorm_set_isa(const char *isa) {
     lpnorm::Isa parsed;
     if (!lpnorm::parse_isa(isa, &parsed)) {
-        return record(lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
-                                     std::string("isa = ") + (isa ? isa : "(null)") +
-                                         " is not one of auto, sse41, avx2, avx512, neon, neon_fp16"));
+        return record(
+            lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
+                           std::string("isa = ") + (isa ? isa : "(null)") +
+                               " is not one of auto, sse41, avx2, avx512, neon, neon_fp16"));
     }
     return record(lpnorm::set_isa(parsed));
 }

@@ -141,8 +141,8 @@ Status canonicalize_reduce(const Tensor &input, uint32_t reduced, const int64_t 
                 stride == inner_span;
             const bool out_adjacent = r || os == inner.out_stride * inner.extent;
             int64_t merged;
-            const bool fits = !__builtin_mul_overflow(inner.extent, extent, &merged) &&
-                              merged <= INT32_MAX;
+            const bool fits =
+                !__builtin_mul_overflow(inner.extent, extent, &merged) && merged <= INT32_MAX;
             if (same_kind && in_adjacent && out_adjacent && fits) {
                 inner.extent = merged;
                 continue;

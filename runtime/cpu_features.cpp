@@ -16,8 +16,8 @@ namespace {
 
 struct X86Features {
     bool sse41 = false;
-    bool avx2_fma_f16c = false;  // the avx2 variant's target: AVX, AVX2, FMA, F16C
-    bool avx512_skylake = false; // the avx512 variant's target: F, CD, BW, DQ, VL
+    bool avx2_fma_f16c = false;   // the avx2 variant's target: AVX, AVX2, FMA, F16C
+    bool avx512_skylake = false;  // the avx512 variant's target: F, CD, BW, DQ, VL
 };
 
 uint64_t read_xcr0() {
@@ -42,8 +42,8 @@ X86Features detect() {
         return f;
     }
     const uint64_t xcr0 = read_xcr0();
-    const bool os_avx = (xcr0 & 0x6) == 0x6;        // XMM and YMM state
-    const bool os_avx512 = (xcr0 & 0xE6) == 0xE6;   // plus opmask, ZMM_Hi256, Hi16_ZMM
+    const bool os_avx = (xcr0 & 0x6) == 0x6;       // XMM and YMM state
+    const bool os_avx512 = (xcr0 & 0xE6) == 0xE6;  // plus opmask, ZMM_Hi256, Hi16_ZMM
     unsigned eax7 = 0, ebx7 = 0, ecx7 = 0, edx7 = 0;
     __get_cpuid_count(7, 0, &eax7, &ebx7, &ecx7, &edx7);
     const bool avx2 = ebx7 & (1u << 5);
@@ -53,8 +53,8 @@ X86Features detect() {
     const bool avx512bw = ebx7 & (1u << 30);
     const bool avx512vl = ebx7 & (1u << 31);
     f.avx2_fma_f16c = sse41 && os_avx && avx && avx2 && fma && f16c;
-    f.avx512_skylake = f.avx2_fma_f16c && os_avx512 && avx512f && avx512dq && avx512cd &&
-                       avx512bw && avx512vl;
+    f.avx512_skylake =
+        f.avx2_fma_f16c && os_avx512 && avx512f && avx512dq && avx512cd && avx512bw && avx512vl;
     return f;
 }
 
@@ -67,14 +67,10 @@ const X86Features &features() {
 
 bool cpu_can_run(Isa isa) {
     switch (isa) {
-    case Isa::sse41:
-        return features().sse41;
-    case Isa::avx2:
-        return features().avx2_fma_f16c;
-    case Isa::avx512:
-        return features().avx512_skylake;
-    default:
-        return false;
+    case Isa::sse41: return features().sse41;
+    case Isa::avx2: return features().avx2_fma_f16c;
+    case Isa::avx512: return features().avx512_skylake;
+    default: return false;
     }
 }
 
@@ -95,12 +91,9 @@ bool cpu_can_run(Isa isa) {
     const bool asimd = (hwcap & HWCAP_ASIMD) != 0;
     const bool fp16 = (hwcap & HWCAP_FPHP) != 0 && (hwcap & HWCAP_ASIMDHP) != 0;
     switch (isa) {
-    case Isa::neon:
-        return asimd;
-    case Isa::neon_fp16:
-        return asimd && fp16;
-    default:
-        return false;
+    case Isa::neon: return asimd;
+    case Isa::neon_fp16: return asimd && fp16;
+    default: return false;
     }
 }
 

@@ -14,8 +14,7 @@
 #if LPNORM_HAVE_OPENCL
 #include "HalideRuntimeOpenCL.h"
 // The Halide runtime's OpenCL context, shared with callers through gpu_context().
-extern "C" int halide_acquire_cl_context(void *user_context, void **ctx, void **queue,
-                                         bool create);
+extern "C" int halide_acquire_cl_context(void *user_context, void **ctx, void **queue, bool create);
 extern "C" int halide_release_cl_context(void *user_context);
 #endif
 #if LPNORM_HAVE_CUDA
@@ -111,8 +110,9 @@ const Probe &probe(Backend backend) {
             halide_reuse_device_allocations(nullptr, true);
         } else {
             const std::string why = take_halide_message();
-            p.detail = std::string("no usable ") + backend_name(backend) + " device (Halide error " +
-                       std::to_string(code) + (why.empty() ? ")" : "): " + why);
+            p.detail = std::string("no usable ") + backend_name(backend) +
+                       " device (Halide error " + std::to_string(code) +
+                       (why.empty() ? ")" : "): " + why);
         }
     });
     return probes[b];
@@ -153,11 +153,12 @@ Status choose_backend(const Tensor &input, const Tensor &output, Backend *backen
     const Memory memory = input.memory;
     Backend b = backend_override();
     if (b == Backend::auto_select) {
-        b = memory == Memory::cuda ? Backend::cuda
+        b = memory == Memory::cuda     ? Backend::cuda
             : memory == Memory::opencl ? Backend::opencl
                                        : Backend::cpu;
     }
-    const bool readable = memory == Memory::host || (memory == Memory::cuda && b == Backend::cuda) ||
+    const bool readable = memory == Memory::host ||
+                          (memory == Memory::cuda && b == Backend::cuda) ||
                           (memory == Memory::opencl && b == Backend::opencl);
     if (!readable) {
         return Status(ErrorCode::invalid_argument,
@@ -169,10 +170,11 @@ Status choose_backend(const Tensor &input, const Tensor &output, Backend *backen
         for (const Tensor *t : {&input, &output}) {
             for (int i = 0; i < t->rank; i++) {
                 if (t->strides[i] < 0) {
-                    return Status(ErrorCode::invalid_argument,
-                                  std::string(t == &input ? "input" : "output") + ".strides[" +
-                                      std::to_string(i) + "] = " + std::to_string(t->strides[i]) +
-                                      " is negative: an OpenCL buffer starts at element (0, ..., 0)");
+                    return Status(
+                        ErrorCode::invalid_argument,
+                        std::string(t == &input ? "input" : "output") + ".strides[" +
+                            std::to_string(i) + "] = " + std::to_string(t->strides[i]) +
+                            " is negative: an OpenCL buffer starts at element (0, ..., 0)");
                 }
             }
         }
@@ -281,10 +283,9 @@ Status host_input_for(Backend backend, const Tensor &input, std::vector<unsigned
     try {
         storage->resize(size_t(n) * dtype_size(input.dtype));
     } catch (const std::bad_alloc &) {
-        return Status(ErrorCode::too_large,
-                      "input has a negative stride and " + std::to_string(n) +
-                          " elements: its dense copy for backend " + backend_name(backend) +
-                          " does not fit in memory");
+        return Status(ErrorCode::too_large, "input has a negative stride and " + std::to_string(n) +
+                                                " elements: its dense copy for backend " +
+                                                backend_name(backend) + " does not fit in memory");
     }
     copy_to_dense(input, storage->data());
     *out = Tensor::contiguous(storage->data(), input.dtype, input.shape, input.rank);
@@ -301,7 +302,8 @@ Status device_copy(const Tensor &input, const Tensor &output) {
     KernelBuffers buffers(true, output.memory, in.get(), out.get());
     s = buffers.attach();
     if (!s.ok()) return s;
-    const int code = halide_buffer_copy(nullptr, in.get(), device_interface(output.memory), out.get());
+    const int code =
+        halide_buffer_copy(nullptr, in.get(), device_interface(output.memory), out.get());
     if (code != 0) return halide_failure("copying input to output on the device", code);
     return buffers.finish();
 }
@@ -316,7 +318,8 @@ Status device_zero(const Tensor &output) {
     GpuBinding out_binding(out.get(), output.memory, true);
     s = out_binding.attach();
     if (!s.ok()) return s;
-    const int code = halide_buffer_copy(nullptr, host.get(), device_interface(output.memory), out.get());
+    const int code =
+        halide_buffer_copy(nullptr, host.get(), device_interface(output.memory), out.get());
     if (code != 0) return halide_failure("zeroing output on the device", code);
     return out_binding.finish();
 }
@@ -380,10 +383,12 @@ std::vector<BackendStatus> backends() {
 
 Status gpu_context(Backend backend, void **context, void **queue) {
     if (context == nullptr || queue == nullptr) {
-        return Status(ErrorCode::null_pointer, context == nullptr ? "context is null" : "queue is null");
+        return Status(ErrorCode::null_pointer,
+                      context == nullptr ? "context is null" : "queue is null");
     }
     if (!rt::is_gpu(backend)) {
-        return Status(ErrorCode::invalid_argument, std::string("backend = ") + backend_name(backend) +
+        return Status(ErrorCode::invalid_argument, std::string("backend = ") +
+                                                       backend_name(backend) +
                                                        " has no GPU context: use opencl or cuda");
     }
     Status s = rt::backend_usable(backend);

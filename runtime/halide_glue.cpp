@@ -36,9 +36,7 @@ std::string take_halide_message() {
 }  // namespace lpnorm::rt
 
 extern "C" {
-static void lpnorm_halide_error(void *, const char *msg) {
-    lpnorm::rt::on_halide_error(msg);
-}
+static void lpnorm_halide_error(void *, const char *msg) { lpnorm::rt::on_halide_error(msg); }
 static void lpnorm_halide_print(void *, const char *) {}
 }
 
@@ -70,8 +68,8 @@ BufferView::BufferView(void *data, DType dtype, int dims, const int64_t *extent,
     buffer.dim = dims > 0 ? dim : nullptr;
     for (int i = 0; i < dims; i++) {
         // The caller has checked that extents and strides fit in 32 bits.
-        dim[i] = halide_dimension_t(0, static_cast<int32_t>(extent[i]),
-                                    static_cast<int32_t>(stride[i]));
+        dim[i] =
+            halide_dimension_t(0, static_cast<int32_t>(extent[i]), static_cast<int32_t>(stride[i]));
     }
 }
 

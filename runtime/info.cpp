@@ -31,21 +31,23 @@ std::vector<VariantInfo> compiled_variants() {
     out.reserve(size_t(count));
     for (int i = 0; i < count; i++) {
         const rt::ReduceKernel &k = kernels[i];
-        out.push_back(VariantInfo{"reduce", rt::pattern_name(k.pattern), rt::reducer_name(k.reducer),
-                                  k.dtype, k.isa, k.symbol, k.backend});
+        out.push_back(VariantInfo{"reduce", rt::pattern_name(k.pattern),
+                                  rt::reducer_name(k.reducer), k.dtype, k.isa, k.symbol,
+                                  k.backend});
     }
     const rt::ReduceKernel *partials = rt::partial_kernels(&count);
     for (int i = 0; i < count; i++) {
         const rt::ReduceKernel &k = partials[i];
         out.push_back(VariantInfo{"partial", rt::pattern_name(k.pattern),
-                                  rt::reducer_name(k.reducer), k.dtype, k.isa, k.symbol, k.backend});
+                                  rt::reducer_name(k.reducer), k.dtype, k.isa, k.symbol,
+                                  k.backend});
     }
     const rt::PoolKernel *pools = rt::pool_kernels(&count);
     for (int i = 0; i < count; i++) {
         const rt::PoolKernel &k = pools[i];
         const char *layout = k.layout == rt::PoolLayout::channels ? "d_channels" : "d";
-        out.push_back(VariantInfo{"pool", std::to_string(k.spatial) + layout, "sum", k.dtype,
-                                  k.isa, k.symbol, k.backend});
+        out.push_back(VariantInfo{"pool", std::to_string(k.spatial) + layout, "sum", k.dtype, k.isa,
+                                  k.symbol, k.backend});
     }
     return out;
 }

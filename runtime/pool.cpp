@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpu.h"
 #include "accumulators.h"
+#include "gpu.h"
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
 #include "pool_geometry.h"
@@ -63,7 +63,8 @@ Status pool_in_float64(const Tensor &input, const Tensor &output, const rt::Pool
     for (int64_t i = 0; i < in_count; i++) {
         wide_in[size_t(i)] = rt::load_as_double(input.dtype, dense.data() + size_t(i) * in_size);
     }
-    const Tensor wide_input = Tensor::contiguous(wide_in.data(), DType::float64, input.shape, input.rank);
+    const Tensor wide_input =
+        Tensor::contiguous(wide_in.data(), DType::float64, input.shape, input.rank);
     const Tensor wide_output =
         Tensor::contiguous(wide_out.data(), DType::float64, output.shape, output.rank);
     const Status s = rt::run_pool(wide_input, wide_output, call);
@@ -94,8 +95,8 @@ bool prefers_channel_blocks(const Tensor &input, const std::vector<PoolAxis> &ax
     const int64_t min = abi::kChannelBlockMinExtent;
     if (input.shape[1] < min || cols.input < min || cols.output < min) return false;
     const int64_t max = kChannelBlockMaxPlane;
-    for (int64_t v : {rows.input, cols.input, rows.output, cols.output, cols.kernel,
-                      cols.dilation, cols.stride}) {
+    for (int64_t v : {rows.input, cols.input, rows.output, cols.output, cols.kernel, cols.dilation,
+                      cols.stride}) {
         if (v > max) return false;  // (and the products below cannot overflow)
     }
     const int64_t sum_row = (cols.output - 1) * cols.stride + (cols.kernel - 1) * cols.dilation + 1;
@@ -188,11 +189,11 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     Tensor in;
     s = rt::host_input_for(backend, input, &dense_storage, &in);
     if (!s.ok()) return s;
-    const rt::PoolLayout layout = !gpu && prefers_channel_blocks(in, axes)
-                                      ? rt::PoolLayout::channels
-                                      : rt::PoolLayout::rows;
+    const rt::PoolLayout layout =
+        !gpu && prefers_channel_blocks(in, axes) ? rt::PoolLayout::channels : rt::PoolLayout::rows;
     if (layout == rt::PoolLayout::channels) {
-        if (const rt::PoolKernel *channels = rt::find_pool_kernel(spatial, input.dtype, isa, layout)) {
+        if (const rt::PoolKernel *channels =
+                rt::find_pool_kernel(spatial, input.dtype, isa, layout)) {
             call.kernel = channels;
         }
     }

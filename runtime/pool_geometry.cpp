@@ -41,7 +41,8 @@ Status check_attributes(const std::vector<int64_t> &shape, const PoolParams &par
         if (shape[i] < 0) return bad(entry("input.shape", i, shape[i]) + " is negative");
     }
     for (size_t i = 0; i < spatial; i++) {
-        if (params.kernel[i] < 1) return bad(entry("kernel", i, params.kernel[i]) + " must be >= 1");
+        if (params.kernel[i] < 1)
+            return bad(entry("kernel", i, params.kernel[i]) + " must be >= 1");
     }
     Status s = check_per_dim("strides", params.strides, spatial);
     if (!s.ok()) return s;
@@ -85,14 +86,15 @@ Status resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params,
     const __int128 in = a->input, s = a->stride;
     const __int128 k_eff = __int128(a->kernel - 1) * a->dilation + 1;
     const std::string dim = entry("input.shape", i + 2, a->input);
-    const std::string window = entry("kernel", i, a->kernel) + " with " +
-                               entry("dilations", i, a->dilation);
+    const std::string window =
+        entry("kernel", i, a->kernel) + " with " + entry("dilations", i, a->dilation);
 
     if (params.auto_pad == AutoPad::same_upper || params.auto_pad == AutoPad::same_lower) {
         if (in == 0) return bad(dim + " leaves no output under auto_pad SAME");
         const __int128 out = (in + s - 1) / s;
         const __int128 total = std::max<__int128>(0, (out - 1) * s + k_eff - in);
-        const __int128 begin = params.auto_pad == AutoPad::same_upper ? total / 2 : total - total / 2;
+        const __int128 begin =
+            params.auto_pad == AutoPad::same_upper ? total / 2 : total - total / 2;
         a->pad_begin = int64_t(begin);
         a->pad_end = int64_t(total - begin);
         a->output = int64_t(out);
@@ -103,13 +105,14 @@ Status resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params,
             a->pad_end = params.pads[i + spatial];
         }
         const __int128 padded = in + a->pad_begin + a->pad_end;
-        const std::string padded_text = dim + " with pads " + std::to_string(a->pad_begin) +
-                                        " + " + std::to_string(a->pad_end);
+        const std::string padded_text =
+            dim + " with pads " + std::to_string(a->pad_begin) + " + " + std::to_string(a->pad_end);
         if (padded < k_eff) {
             return bad(padded_text + " is smaller than the window of " + window + " (" +
                        std::to_string(int64_t(std::min<__int128>(k_eff, INT64_MAX))) + ")");
         }
-        __int128 out = params.ceil_mode ? (padded - k_eff + s - 1) / s + 1 : (padded - k_eff) / s + 1;
+        __int128 out =
+            params.ceil_mode ? (padded - k_eff + s - 1) / s + 1 : (padded - k_eff) / s + 1;
         // A last window that would start in the end padding is dropped.
         if (params.ceil_mode && (out - 1) * s >= in + a->pad_begin) out--;
         if (out < 1) return bad(padded_text + ": ceil_mode drops its only window");
@@ -122,11 +125,10 @@ Status resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params,
     // pads and stride, must fit a call beside a piece of 2^30 rows.
     const __int128 reach = __int128(a->pad_begin) + a->pad_end + k_eff + s;
     if (reach > kWindowLimit) {
-        return Status(ErrorCode::too_large, dim + ": " + window + ", " +
-                                                entry("strides", i, a->stride) + " and pads " +
-                                                std::to_string(a->pad_begin) + " + " +
-                                                std::to_string(a->pad_end) +
-                                                " need window offsets beyond 2^30");
+        return Status(ErrorCode::too_large,
+                      dim + ": " + window + ", " + entry("strides", i, a->stride) + " and pads " +
+                          std::to_string(a->pad_begin) + " + " + std::to_string(a->pad_end) +
+                          " need window offsets beyond 2^30");
     }
     return Status::Ok();
 }

@@ -125,7 +125,8 @@ void scan_outputs(const SumRange &range, DType out, const void *data, int64_t co
     const auto *bytes = static_cast<const unsigned char *>(data);
     const size_t size = dtype_size(out);
     const auto check = [&](int64_t j) {
-        if (flagged(range, out, load_as_double(out, bytes + j * int64_t(size)), signed_mode)) on_hit(j);
+        if (flagged(range, out, load_as_double(out, bytes + j * int64_t(size)), signed_mode))
+            on_hit(j);
     };
     const double low = range.can_underflow ? range.low : 0;
     const double inf = std::numeric_limits<double>::infinity();
@@ -145,8 +146,8 @@ void scan_outputs(const SumRange &range, DType out, const void *data, int64_t co
             scan_float_bits<uint16_t>(at, n, lo, hi, shifted);
         } else if (size == 4) {
             const uint32_t lo = low > 0 ? magnitude_bits_above<uint32_t>(out, low) : 0;
-            const uint32_t hi = range.can_overflow ? magnitude_bits_above<uint32_t>(out, inf) - 1
-                                                   : 0x80000000u;
+            const uint32_t hi =
+                range.can_overflow ? magnitude_bits_above<uint32_t>(out, inf) - 1 : 0x80000000u;
             scan_float_bits<uint32_t>(at, n, lo, hi, shifted);
         } else {
             const uint64_t lo = low > 0 ? magnitude_bits_above<uint64_t>(out, low) : 0;
@@ -248,7 +249,8 @@ bool recompute(const Tensor &input, double p, bool signed_mode, long double scal
     const auto *data = static_cast<const unsigned char *>(input.data);
     const size_t size = dtype_size(input.dtype);
     ScaledNorm norm(p, signed_mode);
-    offsets([&](int64_t o) { norm.add_magnitude(load_exact(input.dtype, data + o * int64_t(size))); });
+    offsets(
+        [&](int64_t o) { norm.add_magnitude(load_exact(input.dtype, data + o * int64_t(size))); });
     if (!norm.usable()) return false;
     offsets([&](int64_t o) { norm.add_term(load_exact(input.dtype, data + o * int64_t(size))); });
     return norm.result(scale, y);
@@ -293,8 +295,8 @@ void repair_reduction_range(const Tensor &input, void *output, const ReduceCall 
             outputs *= input.shape[i];
         }
     }
-    const SumRange range = sum_range(input.dtype, partial_dtype(call.reducer, input.dtype),
-                                     call.p, terms);
+    const SumRange range =
+        sum_range(input.dtype, partial_dtype(call.reducer, input.dtype), call.p, terms);
     if (!range.needs_scan()) return;
     auto *out = static_cast<unsigned char *>(output);
     const size_t size = dtype_size(input.dtype);
@@ -327,40 +329,44 @@ void repair_pool_range(const Tensor &input, const Tensor &output, const PoolPara
     const bool rescale = params.overhang == Overhang::rescale;
     auto *out = static_cast<unsigned char *>(output.data);
     const size_t size = dtype_size(output.dtype);
-    scan_outputs(range, output.dtype, output.data, output.num_elements(), signed_mode, [&](int64_t j) {
-        unsigned char *at = out + j * int64_t(size);
-        // (n, c, o_1..o_k) of output j, and the window's in-bounds taps per spatial dim.
-        int64_t o[kMaxRank], rest = j;
-        for (int i = output.rank - 1; i >= 0; i--) {
-            o[i] = rest % output.shape[i];
-            rest /= output.shape[i];
-        }
-        int64_t base = o[0] * input.strides[0] + o[1] * input.strides[1];
-        int64_t extent[abi::kMaxPoolSpatial], stride[abi::kMaxPoolSpatial];
-        long double inside_padded = 1;
-        for (int d = 0; d < spatial; d++) {
-            const PoolAxis &a = axes[size_t(d)];
-            const int64_t start = o[d + 2] * a.stride - a.pad_begin;
-            // taps t in [first, end) with start + t * dilation in [0, input); none where the
-            // window lies wholly in the padding
-            const int64_t first = start < 0 ? ceil_div(-start, a.dilation) : 0;
-            const int64_t end = std::min(a.kernel, floor_div(a.input - 1 - start, a.dilation) + 1);
-            extent[d] = std::max<int64_t>(0, end - first);
-            stride[d] = a.dilation * input.strides[d + 2];
-            if (extent[d] > 0) base += (start + first * a.dilation) * input.strides[d + 2];
-            // as the kernels count them (pool_algorithm.cpp, taps_inside_padded)
-            const int64_t padded = a.input + a.pad_begin + a.pad_end;
-            inside_padded *= std::min(a.kernel, floor_div(padded - 1 - o[d + 2] * a.stride, a.dilation) + 1);
-        }
-        const long double scale = rescale ? static_cast<long double>(window) / inside_padded : 1.0L;
-        const auto offsets = [&](auto &&visit) {
-            for_each_offset(spatial, extent, stride, base, visit);
-        };
-        double y;
-        if (recompute(input, params.p, signed_mode, scale, offsets, &y)) {
-            store_norm(output.dtype, y, at);
-        }
-    });
+    scan_outputs(
+        range, output.dtype, output.data, output.num_elements(), signed_mode, [&](int64_t j) {
+            unsigned char *at = out + j * int64_t(size);
+            // (n, c, o_1..o_k) of output j, and the window's in-bounds taps per spatial dim.
+            int64_t o[kMaxRank], rest = j;
+            for (int i = output.rank - 1; i >= 0; i--) {
+                o[i] = rest % output.shape[i];
+                rest /= output.shape[i];
+            }
+            int64_t base = o[0] * input.strides[0] + o[1] * input.strides[1];
+            int64_t extent[abi::kMaxPoolSpatial], stride[abi::kMaxPoolSpatial];
+            long double inside_padded = 1;
+            for (int d = 0; d < spatial; d++) {
+                const PoolAxis &a = axes[size_t(d)];
+                const int64_t start = o[d + 2] * a.stride - a.pad_begin;
+                // taps t in [first, end) with start + t * dilation in [0, input); none where the
+                // window lies wholly in the padding
+                const int64_t first = start < 0 ? ceil_div(-start, a.dilation) : 0;
+                const int64_t end =
+                    std::min(a.kernel, floor_div(a.input - 1 - start, a.dilation) + 1);
+                extent[d] = std::max<int64_t>(0, end - first);
+                stride[d] = a.dilation * input.strides[d + 2];
+                if (extent[d] > 0) base += (start + first * a.dilation) * input.strides[d + 2];
+                // as the kernels count them (pool_algorithm.cpp, taps_inside_padded)
+                const int64_t padded = a.input + a.pad_begin + a.pad_end;
+                inside_padded *=
+                    std::min(a.kernel, floor_div(padded - 1 - o[d + 2] * a.stride, a.dilation) + 1);
+            }
+            const long double scale =
+                rescale ? static_cast<long double>(window) / inside_padded : 1.0L;
+            const auto offsets = [&](auto &&visit) {
+                for_each_offset(spatial, extent, stride, base, visit);
+            };
+            double y;
+            if (recompute(input, params.p, signed_mode, scale, offsets, &y)) {
+                store_norm(output.dtype, y, at);
+            }
+        });
 }
 
 }  // namespace lpnorm::rt

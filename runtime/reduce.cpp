@@ -84,8 +84,7 @@ Status reduce_output_shape(const std::vector<int64_t> &input_shape, const Reduce
     for (size_t i = 0; i < input_shape.size(); i++) {
         if (input_shape[i] < 0) {
             return Status(ErrorCode::invalid_argument, "input.shape[" + std::to_string(i) +
-                                                           "] = " +
-                                                           std::to_string(input_shape[i]) +
+                                                           "] = " + std::to_string(input_shape[i]) +
                                                            " is negative");
         }
     }
@@ -93,7 +92,8 @@ Status reduce_output_shape(const std::vector<int64_t> &input_shape, const Reduce
     Resolved r;
     Status s = resolve(rank, params, &r);
     if (!s.ok()) return s;
-    *output_shape = output_shape_of(input_shape.data(), rank, r.reduced, params.keep_dims).to_vector();
+    *output_shape =
+        output_shape_of(input_shape.data(), rank, r.reduced, params.keep_dims).to_vector();
     return Status::Ok();
 }
 

@@ -9,15 +9,15 @@ namespace {
 
 // A generator whose inputs no longer match the call the dispatch makes fails here, at compile
 // time, rather than as a call with misplaced arguments.
-#define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)                          \
-    static_assert(std::is_same_v<decltype(&symbol), ReduceKernelFn>,                       \
+#define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)                                 \
+    static_assert(std::is_same_v<decltype(&symbol), ReduceKernelFn>,                               \
                   #symbol ": its generated signature is not ReduceKernelFn");
 #define LPNORM_REDUCE_PARTIAL_KERNEL LPNORM_REDUCE_KERNEL
 #define LPNORM_GPU_REDUCE_KERNEL LPNORM_REDUCE_KERNEL
-#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)                             \
-    static_assert(std::is_same_v<decltype(&symbol), PoolKernelFn>,                         \
+#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)                                    \
+    static_assert(std::is_same_v<decltype(&symbol), PoolKernelFn>,                                 \
                   #symbol ": its generated signature is not PoolKernelFn");
-#define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)                             \
+#define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)                                    \
     LPNORM_POOL_KERNEL(spatial, rows, dtype, backend, symbol)
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
@@ -28,11 +28,11 @@ namespace {
 
 // CPU and GPU rows alike.
 const ReduceKernel kReduceKernels[] = {
-#define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)                          \
+#define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)                                 \
     {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
-#define LPNORM_GPU_REDUCE_KERNEL(pattern, reducer, dtype, backend, symbol)                  \
-    {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::auto_detect, symbol, #symbol,      \
-     Backend::backend},
+#define LPNORM_GPU_REDUCE_KERNEL(pattern, reducer, dtype, backend, symbol)                         \
+    {Pattern::pattern, Reducer::reducer, DType::dtype,    Isa::auto_detect,                        \
+     symbol,           #symbol,          Backend::backend},
 #define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)
 #define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)
 #define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)
@@ -51,7 +51,7 @@ const ReduceKernel kPartialKernels[] = {
     {Pattern::general, Reducer::sum, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
 #define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)
 #define LPNORM_GPU_REDUCE_KERNEL(pattern, reducer, dtype, backend, symbol)
-#define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)                  \
+#define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)                         \
     {Pattern::pattern, Reducer::reducer, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
 #define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)
 #define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)
@@ -71,9 +71,9 @@ const PoolKernel kPoolKernels[] = {
 #define LPNORM_REDUCE_KERNEL(pattern, reducer, dtype, isa, symbol)
 #define LPNORM_GPU_REDUCE_KERNEL(pattern, reducer, dtype, backend, symbol)
 #define LPNORM_REDUCE_PARTIAL_KERNEL(pattern, reducer, dtype, isa, symbol)
-#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)                             \
+#define LPNORM_POOL_KERNEL(spatial, layout, dtype, isa, symbol)                                    \
     {spatial, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu, PoolLayout::layout},
-#define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)                             \
+#define LPNORM_GPU_POOL_KERNEL(spatial, dtype, backend, symbol)                                    \
     {spatial, DType::dtype, Isa::auto_detect, symbol, #symbol, Backend::backend, PoolLayout::rows},
 #include "lpnorm_kernel_table.inc"
 #undef LPNORM_REDUCE_KERNEL
@@ -138,9 +138,7 @@ const char *pattern_name(Pattern pattern) {
     return names[int(pattern)];
 }
 
-const char *reducer_name(Reducer reducer) {
-    return reducer == Reducer::sum ? "sum" : "extreme";
-}
+const char *reducer_name(Reducer reducer) { return reducer == Reducer::sum ? "sum" : "extreme"; }
 
 const ReduceKernel *reduce_kernels(int *count) {
     *count = kNumReduceKernels;

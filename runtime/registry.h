@@ -43,13 +43,13 @@ const ReduceKernel *find_reduce_kernel(Pattern pattern, Reducer reducer, DType d
 const ReduceKernel *partial_kernels(int *count);
 const ReduceKernel *find_partial_kernel(Pattern pattern, Reducer reducer, DType dtype, Isa isa);
 
-using PoolKernelFn = int (*)(halide_buffer_t *input, int32_t p_kind, double p,
-                             int32_t signed_pow, int32_t rescale, int32_t kernel_0,
-                             int32_t kernel_1, int32_t kernel_2, int32_t stride_0,
-                             int32_t stride_1, int32_t stride_2, int32_t dilation_0,
-                             int32_t dilation_1, int32_t dilation_2, int32_t pad_begin_0,
-                             int32_t pad_begin_1, int32_t pad_begin_2, int32_t pad_end_0,
-                             int32_t pad_end_1, int32_t pad_end_2, halide_buffer_t *output);
+using PoolKernelFn = int (*)(halide_buffer_t *input, int32_t p_kind, double p, int32_t signed_pow,
+                             int32_t rescale, int32_t kernel_0, int32_t kernel_1, int32_t kernel_2,
+                             int32_t stride_0, int32_t stride_1, int32_t stride_2,
+                             int32_t dilation_0, int32_t dilation_1, int32_t dilation_2,
+                             int32_t pad_begin_0, int32_t pad_begin_1, int32_t pad_begin_2,
+                             int32_t pad_end_0, int32_t pad_end_1, int32_t pad_end_2,
+                             halide_buffer_t *output);
 
 // How a CPU pooling kernel vectorises: along the rows (every rank and shape), or 2-D only
 // across a block of channels, for small planes (kernel_abi.h, kChannelBlockMinExtent).

@@ -55,8 +55,8 @@ const char *isa_name(Isa isa) {
 }
 
 bool parse_isa(const char *name, Isa *out) {
-    for (Isa isa : {Isa::auto_detect, Isa::sse41, Isa::avx2, Isa::avx512, Isa::neon,
-                    Isa::neon_fp16}) {
+    for (Isa isa :
+         {Isa::auto_detect, Isa::sse41, Isa::avx2, Isa::avx512, Isa::neon, Isa::neon_fp16}) {
         if (name && std::strcmp(name, isa_name(isa)) == 0) {
             *out = isa;
             return true;
@@ -93,12 +93,12 @@ Status set_isa(Isa isa) {
                           "isa = " + std::to_string(int(isa)) + " is not an Isa");
         }
         if (!rt::cpu_can_run(isa)) {
-            return Status(ErrorCode::unsupported, std::string("isa = ") + isa_name(isa) +
-                                                      " cannot run on this CPU");
+            return Status(ErrorCode::unsupported,
+                          std::string("isa = ") + isa_name(isa) + " cannot run on this CPU");
         }
         if (!rt::isa_compiled(isa)) {
-            return Status(ErrorCode::unsupported,
-                          std::string("isa = ") + isa_name(isa) + " was not compiled in this build");
+            return Status(ErrorCode::unsupported, std::string("isa = ") + isa_name(isa) +
+                                                      " was not compiled in this build");
         }
     }
     g_isa_override.store(int(isa), std::memory_order_relaxed);

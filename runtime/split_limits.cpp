@@ -62,10 +62,10 @@ const char *last_kernel() { return rt::t_last_kernel; }
 void set_split_limits(int64_t index_limit, int64_t chunk, int64_t max_accumulators) {
     const bool reset = index_limit <= 0;
     rt::g_index.store(reset ? rt::kIndexLimit : index_limit);
-    rt::g_chunk.store(reset ? rt::kChunk
-                            : chunk > 0 ? chunk : std::max<int64_t>(1, index_limit / 2));
-    rt::g_accumulators.store(reset || max_accumulators <= 0 ? rt::kAccumulators
-                                                            : max_accumulators);
+    rt::g_chunk.store(reset       ? rt::kChunk
+                      : chunk > 0 ? chunk
+                                  : std::max<int64_t>(1, index_limit / 2));
+    rt::g_accumulators.store(reset || max_accumulators <= 0 ? rt::kAccumulators : max_accumulators);
 }
 
 }  // namespace lpnorm::testing

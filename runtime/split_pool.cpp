@@ -31,7 +31,8 @@ int blocking_axis(const Tensor &in, const Tensor &out, const SplitLimits &limits
 
 // The kernel for one piece: a channel-block kernel needs its minimum extents (kernel_abi.h),
 // which a piece cut from a larger call may lack; it then runs on the row kernel.
-const PoolKernel *kernel_for_piece(const Tensor &input, const Tensor &output, const PoolCall &call) {
+const PoolKernel *kernel_for_piece(const Tensor &input, const Tensor &output,
+                                   const PoolCall &call) {
     const int64_t min = abi::kChannelBlockMinExtent;
     const int last = input.rank - 1;
     if (call.kernel->layout != PoolLayout::channels ||
@@ -69,11 +70,11 @@ Status call_kernel(const Tensor &input, const Tensor &output, const PoolCall &ca
     KernelBuffers buffers(is_gpu(call.backend), call.memory, in_buf.get(), out_buf.get());
     const Status attached = buffers.attach();
     if (!attached.ok()) return attached;
-    const int code = kernel->fn(
-        in_buf.get(), call.p_kind, call.p, call.signed_pow, call.rescale, window[0][0],
-        window[0][1], window[0][2], window[1][0], window[1][1], window[1][2], window[2][0],
-        window[2][1], window[2][2], window[3][0], window[3][1], window[3][2], window[4][0],
-        window[4][1], window[4][2], out_buf.get());
+    const int code =
+        kernel->fn(in_buf.get(), call.p_kind, call.p, call.signed_pow, call.rescale, window[0][0],
+                   window[0][1], window[0][2], window[1][0], window[1][1], window[1][2],
+                   window[2][0], window[2][1], window[2][2], window[3][0], window[3][1],
+                   window[3][2], window[4][0], window[4][1], window[4][2], out_buf.get());
     if (code != 0) return kernel_failure(kernel->symbol, code);
     return buffers.finish();
 }
@@ -87,7 +88,7 @@ Status run_output_run(const Tensor &in, const Tensor &out, int axis, int64_t o0,
                       const PoolCall &call, const SplitLimits &limits) {
     const PoolAxis &a = call.axes[size_t(axis - 2)];
     const int64_t k_eff = (a.kernel - 1) * a.dilation + 1;
-    const int64_t first_start = o0 * a.stride - a.pad_begin;               // in input coords
+    const int64_t first_start = o0 * a.stride - a.pad_begin;                     // in input coords
     const int64_t last_end = (o0 + count - 1) * a.stride - a.pad_begin + k_eff;  // exclusive
     // At least one row, so the sub-problem is never empty; rows outside every window add 0.
     const int64_t lo = std::min(std::max<int64_t>(0, first_start), a.input - 1);
@@ -99,8 +100,7 @@ Status run_output_run(const Tensor &in, const Tensor &out, int axis, int64_t o0,
     s.pad_begin = lo - first_start;
     // The taps of [0, input + pad_end) in the sub-problem's coordinates, capped at the end of
     // its last window (no window reads further).
-    s.pad_end = std::max<int64_t>(
-        0, std::min(a.input + a.pad_end - hi, last_end - lo - s.input));
+    s.pad_end = std::max<int64_t>(0, std::min(a.input + a.pad_end - hi, last_end - lo - s.input));
     return run(slice_axis(in, axis, lo, hi - lo), slice_axis(out, axis, o0, count), sub, limits);
 }
 
@@ -115,7 +115,8 @@ Status run(const Tensor &in, const Tensor &out, const PoolCall &call, const Spli
         const int64_t step = extent > limits.index ? limits.chunk : 1;
         for (int64_t start = 0; start < extent; start += step) {
             const int64_t n = std::min(step, extent - start);
-            Status s = run(slice_axis(in, axis, start, n), slice_axis(out, axis, start, n), call, limits);
+            Status s =
+                run(slice_axis(in, axis, start, n), slice_axis(out, axis, start, n), call, limits);
             if (!s.ok()) return s;
         }
         return Status::Ok();
@@ -130,8 +131,8 @@ Status run(const Tensor &in, const Tensor &out, const PoolCall &call, const Spli
     if (!indexable(in.strides[axis]) && k_eff > 1) {
         // One window reads rows further apart than a call can index.
         return Status(ErrorCode::too_large,
-                      "input.strides[" + std::to_string(axis) + "] = " +
-                          std::to_string(in.strides[axis]) + " with input.shape[" +
+                      "input.strides[" + std::to_string(axis) +
+                          "] = " + std::to_string(in.strides[axis]) + " with input.shape[" +
                           std::to_string(axis) + "] = " + std::to_string(in.shape[axis]) +
                           ": a window of " + std::to_string(k_eff) +
                           " rows along it is beyond what one kernel call indexes (2^31 - 1)");
@@ -140,7 +141,8 @@ Status run(const Tensor &in, const Tensor &out, const PoolCall &call, const Spli
                                 ? std::max<int64_t>(1, (limits.chunk - k_eff) / a.stride + 1)
                                 : 1;
     for (int64_t o0 = 0; o0 < a.output; o0 += per_run) {
-        Status s = run_output_run(in, out, axis, o0, std::min(per_run, a.output - o0), call, limits);
+        Status s =
+            run_output_run(in, out, axis, o0, std::min(per_run, a.output - o0), call, limits);
         if (!s.ok()) return s;
     }
     return Status::Ok();

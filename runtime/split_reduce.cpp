@@ -45,8 +45,8 @@ int blocking_axis(const Tensor &in, uint32_t reduced, const int64_t *out_strides
     int blocking_reduced = -1;
     for (int i = 0; i < in.rank; i++) {
         const int64_t limit = limits.index;
-        const bool unindexable = in.shape[i] > limit || in.strides[i] > limit ||
-                                 in.strides[i] < -limit;
+        const bool unindexable =
+            in.shape[i] > limit || in.strides[i] > limit || in.strides[i] < -limit;
         if (in.shape[i] <= 1) continue;
         if (!is_reduced(reduced, i)) {
             if (unindexable || out_strides[i] > limit || in.shape[i] > limits.chunk) return i;
@@ -107,8 +107,8 @@ Status call_kernel(const Tensor &in, const OutView &out, bool partial, const Job
                   : find_reduce_kernel(c.pattern, job.call.reducer, in.dtype, job.call.isa);
     if (kernel == nullptr) {
         return Status(ErrorCode::unsupported,
-                      std::string("no ") + (partial ? "partial " : "") + pattern_name(c.pattern) + " " +
-                          reducer_name(job.call.reducer) + " kernel for dtype " +
+                      std::string("no ") + (partial ? "partial " : "") + pattern_name(c.pattern) +
+                          " " + reducer_name(job.call.reducer) + " kernel for dtype " +
                           dtype_name(in.dtype) +
                           (gpu ? std::string(" on backend ") + backend_name(job.call.backend)
                                : std::string(" at isa ") + isa_name(job.call.isa)) +
@@ -121,8 +121,8 @@ Status call_kernel(const Tensor &in, const OutView &out, bool partial, const Job
     KernelBuffers buffers(gpu, job.call.memory, in_buf.get(), out_buf.get());
     s = buffers.attach();
     if (!s.ok()) return s;
-    const int code =
-        kernel->fn(in_buf.get(), int32_t(c.reduce_mask), job.call.p_kind, job.call.p, out_buf.get());
+    const int code = kernel->fn(in_buf.get(), int32_t(c.reduce_mask), job.call.p_kind, job.call.p,
+                                out_buf.get());
     if (code != 0) {
         return kernel_failure(kernel->symbol, code);
     }
@@ -205,13 +205,13 @@ Status run_reduced_chunks(const Tensor &in, int axis, const OutView &out, bool p
 
 // Runs the slices [start, start + step) of kept axis `axis` as reductions into their own
 // outputs.
-Status run_kept_slices(const Tensor &in, int axis, int64_t step, const OutView &out,
-                       bool partial, const Job &job) {
+Status run_kept_slices(const Tensor &in, int axis, int64_t step, const OutView &out, bool partial,
+                       const Job &job) {
     const int64_t extent = in.shape[axis];
     for (int64_t start = 0; start < extent; start += step) {
         const OutView target{out.at(axis, start), out.dtype, out.strides};
-        Status s = run(slice_axis(in, axis, start, std::min(step, extent - start)), target, partial,
-                       job);
+        Status s =
+            run(slice_axis(in, axis, start, std::min(step, extent - start)), target, partial, job);
         if (!s.ok()) return s;
     }
     return Status::Ok();
@@ -266,8 +266,7 @@ Status run_reduction(const Tensor &input, void *output, const int64_t *out_strid
     Tensor merged;
     int64_t merged_out_strides[kMaxRank];
     ReduceCall merged_call = call;
-    merge_axes(input, call.reduced, out_strides, &merged, &merged_call.reduced,
-               merged_out_strides);
+    merge_axes(input, call.reduced, out_strides, &merged, &merged_call.reduced, merged_out_strides);
     return run(merged, OutView{output, input.dtype, merged_out_strides}, /*partial=*/false,
                Job{merged_call, current_split_limits(call.backend)});
 }

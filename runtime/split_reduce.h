@@ -16,7 +16,7 @@ namespace lpnorm::rt {
 struct ReduceCall {
     uint32_t reduced = 0;  // bit i: logical axis i of the input is reduced
     Reducer reducer = Reducer::sum;
-    int p_kind = 0;        // kernel_abi.h SumKind or ExtremeKind
+    int p_kind = 0;  // kernel_abi.h SumKind or ExtremeKind
     double p = 2;
     Isa isa = Isa::auto_detect;
     Backend backend = Backend::cpu;  // a GPU backend runs only tensors that need no split

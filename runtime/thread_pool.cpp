@@ -205,8 +205,7 @@ int Pool::run(void *user_context, halide_task_t task, int min, int size, uint8_t
     if (gen == kClosed) gen++;
     for (int s = 0; s < slot_count_; s++) {
         const auto begin = uint32_t(int64_t(size) * s / slot_count_);
-        slots_[s].end.store(int(int64_t(size) * (s + 1) / slot_count_),
-                            std::memory_order_release);
+        slots_[s].end.store(int(int64_t(size) * (s + 1) / slot_count_), std::memory_order_release);
         slots_[s].claim.store(uint64_t(gen) << 32 | begin, std::memory_order_release);
     }
     generation_.store(gen);  // seq_cst: see sleepers_
@@ -235,8 +234,7 @@ Pool &pool() {
 
 }  // namespace
 
-int pool_do_par_for(void *user_context, halide_task_t task, int min, int size,
-                    uint8_t *closure) {
+int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
     if (size <= 0) return 0;
     if (size == 1) return task(user_context, min, closure);
     return pool().run(user_context, task, min, size, closure);

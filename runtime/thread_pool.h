@@ -12,8 +12,7 @@ namespace lpnorm::rt {
 // and returns 0, or the non-zero code of one failing task. The calling thread runs tasks too.
 // A loop that finds the pool busy (another thread's loop, or a loop inside a task) goes to
 // Halide's own pool instead.
-int pool_do_par_for(void *user_context, halide_task_t task, int min, int size,
-                    uint8_t *closure);
+int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure);
 
 // Threads a loop runs on, the caller's included (n >= 1; the hardware's thread count until
 // set). The workers are started or stopped at the next loop.

@@ -1,7 +1,7 @@
 #include "validate.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -74,9 +74,9 @@ Status validate_tensor(const Tensor &t, const char *name) {
     bool overflow = false;
     for (int i = 0; i < t.rank; i++) {
         if (t.shape[i] < 0) {
-            return Status(ErrorCode::invalid_argument,
-                          n + ".shape[" + std::to_string(i) + "] = " + std::to_string(t.shape[i]) +
-                              " is negative");
+            return Status(ErrorCode::invalid_argument, n + ".shape[" + std::to_string(i) +
+                                                           "] = " + std::to_string(t.shape[i]) +
+                                                           " is negative");
         }
         overflow = overflow || __builtin_mul_overflow(elements, t.shape[i], &elements);
     }
@@ -119,8 +119,8 @@ Status normalize_axes(const std::vector<int64_t> &axes, int rank, uint32_t *mask
         if (m & (1u << axis)) {
             return Status(ErrorCode::invalid_argument,
                           "axes[" + std::to_string(i) + "] = " + std::to_string(a) +
-                              " repeats axes[" + std::to_string(first_index[axis]) + "] = " +
-                              std::to_string(axes[first_index[axis]]) + " (axis " +
+                              " repeats axes[" + std::to_string(first_index[axis]) +
+                              "] = " + std::to_string(axes[first_index[axis]]) + " (axis " +
                               std::to_string(axis) + ")");
         }
         first_index[axis] = static_cast<int>(i);
@@ -132,8 +132,9 @@ Status normalize_axes(const std::vector<int64_t> &axes, int rank, uint32_t *mask
 
 Status validate_p(double p) {
     if (std::isnan(p) || (p < 0 && !std::isinf(p))) {
-        return Status(ErrorCode::invalid_argument,
-                      "p = " + format_number(p) + " is not a norm order: use p > 0, 0, inf or -inf");
+        return Status(
+            ErrorCode::invalid_argument,
+            "p = " + format_number(p) + " is not a norm order: use p > 0, 0, inf or -inf");
     }
     return Status::Ok();
 }
@@ -157,17 +158,17 @@ bool byte_span(const Tensor &t, uintptr_t *lo, uintptr_t *hi) {
 
 Status validate_output(const Tensor &input, const Tensor &output, const Shape &expected) {
     if (output.dtype != input.dtype) {
-        return Status(ErrorCode::dtype_mismatch, std::string("output.dtype = ") +
-                                                     dtype_name(output.dtype) +
-                                                     " differs from input.dtype = " +
-                                                     dtype_name(input.dtype));
+        return Status(ErrorCode::dtype_mismatch,
+                      std::string("output.dtype = ") + dtype_name(output.dtype) +
+                          " differs from input.dtype = " + dtype_name(input.dtype));
     }
     const bool same_shape = output.rank == expected.rank &&
                             std::equal(expected.dim, expected.dim + expected.rank, output.shape);
     if (!same_shape) {
         return Status(ErrorCode::shape_mismatch,
                       "output.shape = " + format_shape(output.shape, output.rank) +
-                          " differs from the expected " + format_shape(expected.dim, expected.rank));
+                          " differs from the expected " +
+                          format_shape(expected.dim, expected.rank));
     }
     if (!output.is_contiguous()) {
         return Status(ErrorCode::invalid_argument,

@@ -83,9 +83,10 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
         for (int d = 0; d < spatial; d++) {
             plane_outputs *= b.output_extent[d];
         }
-        Expr group = select(whole, clamp(knobs.task_elements / max(plane_outputs, 1), 1,
-                                         max(planes / knobs.min_tasks, 1)),
-                            1);
+        Expr group = select(
+            whole,
+            clamp(knobs.task_elements / max(plane_outputs, 1), 1, max(planes / knobs.min_tasks, 1)),
+            1);
         out.split(tile, task, unit_in_task, group, TailStrategy::GuardWithIf);
         unit = unit_in_task;
         slide = row;
@@ -128,16 +129,16 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
     // reads them), then written over the input's rows, tap by tap of dim 1 (below).
     Func padded = s.padded;
     Stage fill = padded.update();
-    padded.compute_at(out, out_row).hoist_storage(out, task)
+    padded.compute_at(out, out_row)
+        .hoist_storage(out, task)
         .vectorize(s0, lanes, TailStrategy::RoundUp);
     RVar px = s.padded_x, pxo("pxo"), pxi("pxi");
     fill.split(px, pxo, pxi, lanes, TailStrategy::GuardWithIf);
     if (spatial == 1) {
         // The term is computed inside the copy, once per input element.
         fill.vectorize(pxi);
-        for_each_kind(fill, s, [&](Stage kind) {
-            kind.specialize(b.input_stride0 == 1 && !s.signed_pow);
-        });
+        for_each_kind(fill, s,
+                      [&](Stage kind) { kind.specialize(b.input_stride0 == 1 && !s.signed_pow); });
         return;
     }
     // The taps of dim 1 inside each vector, unrolled for kernels of 2 and 3, so that a vector
@@ -155,7 +156,9 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
 
     // 3-D: the sum along dim 2 over whole planes, one per output plane.
     for (int d = spatial - 1; d >= 2; d--) {
-        s.sums[d].compute_at(out, slide).hoist_storage(out, task)
+        s.sums[d]
+            .compute_at(out, slide)
+            .hoist_storage(out, task)
             .vectorize(s0, lanes, TailStrategy::GuardWithIf);
         Stage taps = s.sums[d].update();
         Var vo("vo" + std::to_string(d)), vi("vi" + std::to_string(d));

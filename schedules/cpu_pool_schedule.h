@@ -14,8 +14,7 @@ void schedule_pool_cpu_channels(gen::PoolStages stages, const PoolBuffers &buffe
 
 // The vector width of the pooling stages: the target's for the compute type, doubled on
 // ARM64 (see cpu_pool_schedule.cpp), times the vector_multiple knob.
-int pool_lanes(const gen::PoolStages &stages, const Halide::Target &target,
-               const PoolKnobs &knobs);
+int pool_lanes(const gen::PoolStages &stages, const Halide::Target &target, const PoolKnobs &knobs);
 
 // Gives each p_kind its own copy of `stage` (the general kind calls pow; the others must not
 // pay for it) and applies `body` to each.

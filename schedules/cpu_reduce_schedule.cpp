@@ -81,9 +81,7 @@ void sum_streams(Stage merge, Func at, Var at_var) {
 // the split's guard (lanes past the end of a short run), so the tree is only vectorised in a
 // branch whose condition proves the guard true; a merge the guard kept scalar cost 1.3k
 // cycles per row.
-void add_lanes_as_tree(Stage merge) {
-    merge.atomic().vectorize(RVar("lane_r"));
-}
+void add_lanes_as_tree(Stage merge) { merge.atomic().vectorize(RVar("lane_r")); }
 
 // Cuts the `all` update `update` into tasks, each task into `streams` interleaved streams of
 // vector lanes, and adds the partial sums at the end. Streams hold ceil(n / tasks / streams)
@@ -100,9 +98,9 @@ void stream_all(Stage update, const ReduceStages &s, Expr n, Expr num_tasks, int
     Expr stream_size = ((task_size - 1) / (lanes_n * streams) + 1) * lanes_n;
     RVar task_r("task_r" + tag), in_task("in_task" + tag);
     Var task("task" + tag);
-    Func tasks = update.split(s.r.x, task_r, in_task, stream_size * streams,
-                              TailStrategy::GuardWithIf)
-                     .rfactor(task_r, task);
+    Func tasks =
+        update.split(s.r.x, task_r, in_task, stream_size * streams, TailStrategy::GuardWithIf)
+            .rfactor(task_r, task);
     Func lanes = interleave_streams(tasks.update(), in_task, stream_size, streams, lanes_n, s);
     lanes.compute_at(tasks, task);
     sum_streams(tasks.update(), tasks, task);
@@ -158,7 +156,8 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
     RVar vec_r("vec_r"), lane_r("lane_r");
     Var lane("lane"), kg("kg"), ks("ks"), task("task"), kgi("kgi");
 
-    Func lanes = s.acc.update().split(s.r.x, vec_r, lane_r, lanes_n, TailStrategy::GuardWithIf)
+    Func lanes = s.acc.update()
+                     .split(s.r.x, vec_r, lane_r, lanes_n, TailStrategy::GuardWithIf)
                      .rfactor(lane_r, lane);
     // Whole groups of rows per task: task_elements' worth, but few enough groups that there
     // are min_tasks tasks where the groups allow it. Without that bound an input just above
@@ -209,8 +208,8 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
     RVar chunk_r("chunk_r"), row_r("row_r"), row_group("row_group"), row_in_group("row_in_group");
     Var chunk("chunk"), task("task"), kv("kv"), kt("kt");
 
-    Func partial = s.acc.update().split(s.r.x, chunk_r, row_r, chunk_rows,
-                                        TailStrategy::GuardWithIf)
+    Func partial = s.acc.update()
+                       .split(s.r.x, chunk_r, row_r, chunk_rows, TailStrategy::GuardWithIf)
                        .rfactor(chunk_r, chunk);
     partial.compute_root();
     partial.specialize(kept >= lanes_n).vectorize(k0, lanes_n, TailStrategy::GuardWithIf);
@@ -228,8 +227,9 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
         // its float64 loads and stores are paid once per that many input vectors: [8192, 8192]
         // axis 0 went from 11.5 GB/s (one row per pass) to 14.1 (two) and 16.8 (four), 2
         // threads, against a 15.2 GB/s probe.
-        vector.split(row_r, row_group, row_in_group, std::max(1, knobs.rows_per_pass),
-                     TailStrategy::GuardWithIf)
+        vector
+            .split(row_r, row_group, row_in_group, std::max(1, knobs.rows_per_pass),
+                   TailStrategy::GuardWithIf)
             .reorder(row_in_group, k0, row_group)
             .unroll(row_in_group);
         vector.specialize(parallel).parallel(task);
@@ -308,8 +308,7 @@ void schedule_general(ReduceStages s, const ReduceBuffers &b, const Target &targ
     };
     for (Stage kind : specialize_kinds(s.out, s)) {
         Stage runs = kind.specialize(dense);
-        runs.split(v0, chunk, in_chunk, run, TailStrategy::ShiftInwards)
-            .vectorize(in_chunk, lanes);
+        runs.split(v0, chunk, in_chunk, run, TailStrategy::ShiftInwards).vectorize(in_chunk, lanes);
         parallelize(runs);
         kind.split(v0, chunk, in_chunk, 1);
         parallelize(kind);
@@ -371,19 +370,11 @@ void schedule_reduction_cpu(ReducePattern pattern, const ReduceStages &stages,
                             const ReduceBuffers &buffers, const Target &target,
                             const ReduceKnobs &knobs) {
     switch (pattern) {
-    case ReducePattern::all:
-        schedule_all(stages, buffers, target, knobs);
-        break;
-    case ReducePattern::inner:
-        schedule_inner(stages, buffers, target, knobs);
-        break;
+    case ReducePattern::all: schedule_all(stages, buffers, target, knobs); break;
+    case ReducePattern::inner: schedule_inner(stages, buffers, target, knobs); break;
     case ReducePattern::outer:
-    case ReducePattern::middle:
-        schedule_strided(stages, buffers, target, knobs);
-        break;
-    case ReducePattern::general:
-        schedule_general(stages, buffers, target, knobs);
-        break;
+    case ReducePattern::middle: schedule_strided(stages, buffers, target, knobs); break;
+    case ReducePattern::general: schedule_general(stages, buffers, target, knobs); break;
     }
 }
 

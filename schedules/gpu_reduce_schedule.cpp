@@ -99,7 +99,8 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
 
     RVar chunk_r("chunk_r"), in_chunk("in_chunk");
     Var chunk("chunk");
-    Func partial = s.acc.update().split(s.r.x, chunk_r, in_chunk, chunk_rows).rfactor(chunk_r, chunk);
+    Func partial =
+        s.acc.update().split(s.r.x, chunk_r, in_chunk, chunk_rows).rfactor(chunk_r, chunk);
     // partial(k, chunk) or partial(k0, chunk, k1): computed once per point by its own thread.
     std::vector<Var> partial_vars = {s.vars[0], chunk};
     if (s.vars.size() == 2) {

@@ -6,7 +6,6 @@
 
 namespace lpnorm::sched {
 
-
 void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
                    const Halide::GeneratorContext &context, const PoolKnobs &knobs) {
     const Halide::Target &target = context.target();

@@ -19,8 +19,8 @@ struct PoolKnobs {
 };
 
 struct PoolBuffers {
-    bool channel_blocks = false;             // the generator's channel_blocks variant
-    Halide::Expr input_stride0;              // element stride of the innermost input dim
+    bool channel_blocks = false;              // the generator's channel_blocks variant
+    Halide::Expr input_stride0;               // element stride of the innermost input dim
     std::vector<Halide::Expr> output_extent;  // innermost first
 };
 

@@ -4,7 +4,8 @@
 // must lie within
 //   - 8 ulps of the exactly rounded result for float32, float16 and bfloat16 outputs,
 //   - 1e-14 relative for float64 outputs,
-//   - 1 of the truncated (and saturated) exact result for integer outputs, plus the float64 sum's roundings
+//   - 1 of the truncated (and saturated) exact result for integer outputs, plus the float64 sum's
+//   roundings
 //     beyond 2^53 (int64/uint64),
 // on every ISA this machine runs (float32 pooling, which keeps float32's range, only where its
 // powers stay inside it). For a general p (pow: non-integer p; integer p above 3 in
@@ -12,8 +13,9 @@
 // grows with the magnitudes: pow's error and the rounding of the exponent 1/p scale with
 // |ln| of the values, and a root 1/p > 1 multiplies the terms' errors, so the bound is
 // (8 + 2L max(1, 1/p)) ulps, or max(1e-14, that times 2^-53) relative for float64, with L the
-// largest |ln |x|| over the terms and the result (docs/semantics.md). Signed-mode pooling, whose sums can cancel, has its own
-// (absolute) bound and is checked by the pooling sweeps; its range is checked here.
+// largest |ln |x|| over the terms and the result (docs/semantics.md). Signed-mode pooling, whose
+// sums can cancel, has its own (absolute) bound and is checked by the pooling sweeps; its range is
+// checked here.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -71,8 +73,8 @@ Array random_array(DType d, const std::vector<int64_t> &shape, Magnitudes m, uin
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> unit(1.0, 2.0);
     const Range r = dtype_range(d);
-    const bool is_signed = d != DType::uint8 && d != DType::uint16 && d != DType::uint32 &&
-                           d != DType::uint64;
+    const bool is_signed =
+        d != DType::uint8 && d != DType::uint16 && d != DType::uint32 && d != DType::uint64;
     for (int64_t i = 0; i < a.storage_elements; i++) {
         if (rng() % 10 == 0) continue;
         int exponent = 0;
@@ -85,7 +87,8 @@ Array random_array(DType d, const std::vector<int64_t> &shape, Magnitudes m, uin
             break;
         }
         ld v = std::ldexp(static_cast<ld>(unit(rng)), exponent);
-        if (!is_floating(d)) v = std::max<ld>(1, std::floor(std::min(v, std::ldexp(1.0L, r.max_exp))));
+        if (!is_floating(d))
+            v = std::max<ld>(1, std::floor(std::min(v, std::ldexp(1.0L, r.max_exp))));
         if (is_signed && rng() % 2) v = -v;
         a.set_at(i, v);
     }
@@ -96,7 +99,8 @@ Array random_array(DType d, const std::vector<int64_t> &shape, Magnitudes m, uin
 ld exact_norm(const std::vector<ld> &terms, double p) {
     if (std::isinf(p)) {
         ld best = p > 0 ? 0 : std::numeric_limits<ld>::infinity();
-        for (ld v : terms) best = p > 0 ? std::max(best, std::fabs(v)) : std::min(best, std::fabs(v));
+        for (ld v : terms)
+            best = p > 0 ? std::max(best, std::fabs(v)) : std::min(best, std::fabs(v));
         return terms.empty() ? 0 : best;
     }
     if (p == 0) {
@@ -116,10 +120,22 @@ ld exact_norm(const std::vector<ld> &terms, double p) {
 ld ulp_of(DType d, ld v) {
     int digits = 0, min_exp = 0;
     switch (d) {
-    case DType::float64: digits = 53; min_exp = -1022; break;
-    case DType::float32: digits = 24; min_exp = -126; break;
-    case DType::float16: digits = 11; min_exp = -14; break;
-    case DType::bfloat16: digits = 8; min_exp = -126; break;
+    case DType::float64:
+        digits = 53;
+        min_exp = -1022;
+        break;
+    case DType::float32:
+        digits = 24;
+        min_exp = -126;
+        break;
+    case DType::float16:
+        digits = 11;
+        min_exp = -14;
+        break;
+    case DType::bfloat16:
+        digits = 8;
+        min_exp = -126;
+        break;
     default: return 1;
     }
     return std::ldexp(1.0L, std::max(std::ilogb(v), min_exp) - (digits - 1));
@@ -158,8 +174,9 @@ std::string bound_violation(DType d, ld exact, ld got, size_t n, ld general_l = 
     }
     if (err <= allowed) return "";
     char text[200];
-    std::snprintf(text, sizeof text, "error %.3Lg > allowed %.3Lg (%.1Lf ulps; exact %.9Lg, got %.9Lg)",
-                  err, allowed, is_floating(d) ? err / ulp_of(d, std::fabs(exact)) : err, exact, got);
+    std::snprintf(text, sizeof text,
+                  "error %.3Lg > allowed %.3Lg (%.1Lf ulps; exact %.9Lg, got %.9Lg)", err, allowed,
+                  is_floating(d) ? err / ulp_of(d, std::fabs(exact)) : err, exact, got);
     return text;
 }
 
@@ -201,8 +218,8 @@ struct ReduceCase {
         if (!why.empty()) {
             return ::testing::AssertionFailure()
                    << dtype_name(d) << " " << shape_string(c.shape) << " axes "
-                   << shape_string(c.axes) << " p = " << p << " " << magnitudes_name(m)
-                   << ": out[" << j << "] " << why;
+                   << shape_string(c.axes) << " p = " << p << " " << magnitudes_name(m) << ": out["
+                   << j << "] " << why;
         }
     }
     return ::testing::AssertionSuccess();
@@ -210,11 +227,11 @@ struct ReduceCase {
 
 const std::vector<ReduceCase> &reduce_cases() {
     static const std::vector<ReduceCase> cases = {
-        {{3, 257}, {1}},         // inner
-        {{300, 5}, {0}},         // outer
-        {{4, 70, 6}, {1}},       // middle
+        {{3, 257}, {1}},           // inner
+        {{300, 5}, {0}},           // outer
+        {{4, 70, 6}, {1}},         // middle
         {{2, 3, 100}, {0, 1, 2}},  // all
-        {{6, 5, 4, 7}, {0, 2}},  // general
+        {{6, 5, 4, 7}, {0, 2}},    // general
     };
     return cases;
 }
@@ -276,7 +293,8 @@ std::string taps_text(const std::vector<ld> &taps) {
     return text;
 }
 
-::testing::AssertionResult check_pooling(DType d, PoolCase c, double p, Magnitudes m, uint64_t seed) {
+::testing::AssertionResult check_pooling(DType d, PoolCase c, double p, Magnitudes m,
+                                         uint64_t seed) {
     c.params.p = p;
     const Array x = random_array(d, c.shape, m, seed);
     std::vector<int64_t> out_shape;
@@ -303,7 +321,8 @@ std::string taps_text(const std::vector<ld> &taps) {
             bool inside = true;
             for (int dd = 0; dd < spatial; dd++) {
                 const PoolAxis &a = axes[size_t(dd)];
-                const int64_t i = o[size_t(dd) + 2] * a.stride - a.pad_begin + t[size_t(dd)] * a.dilation;
+                const int64_t i =
+                    o[size_t(dd) + 2] * a.stride - a.pad_begin + t[size_t(dd)] * a.dilation;
                 inside = inside && i >= 0 && i < a.input;
                 at.push_back(i);
             }
@@ -321,10 +340,10 @@ std::string taps_text(const std::vector<ld> &taps) {
             bound_violation(d, exact, y.at(j), taps.size(),
                             general ? log_magnitude(taps, exact) * std::max(1.0, 1 / p) : -1);
         if (!why.empty()) {
-            return ::testing::AssertionFailure() << dtype_name(d) << " pool " << shape_string(c.shape)
-                                                 << " kernel " << shape_string(c.params.kernel)
-                                                 << " p = " << p << " " << magnitudes_name(m)
-                                                 << ": out[" << j << "] " << why << taps_text(taps);
+            return ::testing::AssertionFailure()
+                   << dtype_name(d) << " pool " << shape_string(c.shape) << " kernel "
+                   << shape_string(c.params.kernel) << " p = " << p << " " << magnitudes_name(m)
+                   << ": out[" << j << "] " << why << taps_text(taps);
         }
     }
     return ::testing::AssertionSuccess();

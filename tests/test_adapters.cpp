@@ -20,7 +20,9 @@ Tensor data_tensor(const std::vector<float> &v, DType dtype = DType::float32) {
 TEST(OnnxAdapter, ReduceL2Opset18DefaultsReduceEverythingAndKeepDims) {
     std::vector<float> y(1, -1);
     onnx::ReduceAttributes a;  // opset 18, no axes, keepdims 1
-    ASSERT_TRUE(onnx::reduce_l2(data_tensor(kData), Tensor::contiguous(y.data(), DType::float32, {1, 1}), a).ok());
+    ASSERT_TRUE(
+        onnx::reduce_l2(data_tensor(kData), Tensor::contiguous(y.data(), DType::float32, {1, 1}), a)
+            .ok());
     EXPECT_FLOAT_EQ(y[0], std::sqrt(9.f + 16 + 1 + 4 + 4));
 }
 
@@ -28,9 +30,13 @@ TEST(OnnxAdapter, NoopWithEmptyAxesGivesAbsoluteValues) {
     std::vector<float> y(6, -1);
     onnx::ReduceAttributes a;
     a.noop_with_empty_axes = 1;
-    ASSERT_TRUE(onnx::reduce_l2(data_tensor(kData), Tensor::contiguous(y.data(), DType::float32, {2, 3}), a).ok());
+    ASSERT_TRUE(
+        onnx::reduce_l2(data_tensor(kData), Tensor::contiguous(y.data(), DType::float32, {2, 3}), a)
+            .ok());
     EXPECT_EQ(y, (std::vector<float>{3, 0, 4, 1, 2, 2}));
-    ASSERT_TRUE(onnx::reduce_l1(data_tensor(kData), Tensor::contiguous(y.data(), DType::float32, {2, 3}), a).ok());
+    ASSERT_TRUE(
+        onnx::reduce_l1(data_tensor(kData), Tensor::contiguous(y.data(), DType::float32, {2, 3}), a)
+            .ok());
     EXPECT_EQ(y, (std::vector<float>{3, 0, 4, 1, 2, 2}));
 }
 
@@ -39,7 +45,8 @@ TEST(OnnxAdapter, NoopWithEmptyAxesIsAnOpset18Attribute) {
     onnx::ReduceAttributes a;
     a.opset = 13;
     a.noop_with_empty_axes = 1;
-    Status s = onnx::reduce_l2(data_tensor(kData), Tensor::contiguous(y.data(), DType::float32, {2, 3}), a);
+    Status s = onnx::reduce_l2(data_tensor(kData),
+                               Tensor::contiguous(y.data(), DType::float32, {2, 3}), a);
     EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
     EXPECT_NE(s.message().find("noop_with_empty_axes"), std::string::npos) << s.message();
     EXPECT_EQ(y[0], -1);
@@ -52,7 +59,9 @@ TEST(OnnxAdapter, AxesAttributeWithKeepdimsZero) {
         a.opset = opset;
         a.axes = {-1};
         a.keepdims = 0;
-        ASSERT_TRUE(onnx::reduce_l1(data_tensor(kData), Tensor::contiguous(y.data(), DType::float32, {2}), a).ok())
+        ASSERT_TRUE(onnx::reduce_l1(data_tensor(kData),
+                                    Tensor::contiguous(y.data(), DType::float32, {2}), a)
+                        .ok())
             << "opset " << opset;
         EXPECT_EQ(y, (std::vector<float>{7, 5})) << "opset " << opset;
     }
@@ -69,7 +78,8 @@ TEST(OnnxAdapter, TypeConstraintsFollowTheOpset) {
     EXPECT_NE(s.message().find("bfloat16"), std::string::npos) << s.message();
     a.opset = 13;
     ASSERT_TRUE(onnx::reduce_l1(Tensor::contiguous(bf.data(), DType::bfloat16, {2, 3}),
-                                Tensor::contiguous(y.data(), DType::bfloat16, {1, 1}), a).ok());
+                                Tensor::contiguous(y.data(), DType::bfloat16, {1, 1}), a)
+                    .ok());
     EXPECT_EQ(y[0], 0x40c0);  // bfloat16 6.0
 
     std::vector<int8_t> i8(6, 1);
@@ -86,11 +96,13 @@ TEST(OnnxAdapter, IntegerL2TruncatesAndSaturates) {
     a.keepdims = 0;
     std::vector<int32_t> x3 = {3, 4, 1, 1, 1, 1};  // rows: sqrt(26) = 5.09.., sqrt(3) = 1.73..
     ASSERT_TRUE(onnx::reduce_l2(Tensor::contiguous(x3.data(), DType::int32, {2, 3}),
-                                Tensor::contiguous(y.data(), DType::int32, {2}), a).ok());
+                                Tensor::contiguous(y.data(), DType::int32, {2}), a)
+                    .ok());
     EXPECT_EQ(y, (std::vector<int32_t>{5, 1}));
     std::vector<int32_t> big = {INT32_MIN, INT32_MIN, INT32_MIN, 0, 0, 0};
     ASSERT_TRUE(onnx::reduce_l1(Tensor::contiguous(big.data(), DType::int32, {2, 3}),
-                                Tensor::contiguous(y.data(), DType::int32, {2}), a).ok());
+                                Tensor::contiguous(y.data(), DType::int32, {2}), a)
+                    .ok());
     EXPECT_EQ(y, (std::vector<int32_t>{INT32_MAX, 0}));
 }
 
@@ -112,10 +124,14 @@ TEST(OnnxAdapter, OutputShapeAndBadAttributes) {
 
 TEST(OpenVinoAdapter, EmptyAxesIsIdentityAndKeepDimsDefaultsToFalse) {
     std::vector<float> y(6, -1);
-    ASSERT_TRUE(openvino::reduce_l2(data_tensor(kData), {}, Tensor::contiguous(y.data(), DType::float32, {2, 3})).ok());
+    ASSERT_TRUE(openvino::reduce_l2(data_tensor(kData), {},
+                                    Tensor::contiguous(y.data(), DType::float32, {2, 3}))
+                    .ok());
     EXPECT_EQ(y, kData);  // x, not |x|
     std::vector<float> r(2, -1);
-    ASSERT_TRUE(openvino::reduce_l1(data_tensor(kData), {1}, Tensor::contiguous(r.data(), DType::float32, {2})).ok());
+    ASSERT_TRUE(openvino::reduce_l1(data_tensor(kData), {1},
+                                    Tensor::contiguous(r.data(), DType::float32, {2}))
+                    .ok());
     EXPECT_EQ(r, (std::vector<float>{7, 5}));
     std::vector<int64_t> shape;
     ASSERT_TRUE(openvino::reduce_output_shape({6, 12, 10, 24}, {2, 3}, true, &shape).ok());
@@ -124,17 +140,21 @@ TEST(OpenVinoAdapter, EmptyAxesIsIdentityAndKeepDimsDefaultsToFalse) {
 
 TEST(OpenVinoAdapter, ReduceLpAcceptsOnlyOneAndTwo) {
     std::vector<float> r(2, -1);
-    ASSERT_TRUE(openvino::reduce_lp(data_tensor(kData), {1}, 2, Tensor::contiguous(r.data(), DType::float32, {2})).ok());
+    ASSERT_TRUE(openvino::reduce_lp(data_tensor(kData), {1}, 2,
+                                    Tensor::contiguous(r.data(), DType::float32, {2}))
+                    .ok());
     EXPECT_FLOAT_EQ(r[0], 5);
     EXPECT_FLOAT_EQ(r[1], 3);
-    Status s = openvino::reduce_lp(data_tensor(kData), {1}, 3, Tensor::contiguous(r.data(), DType::float32, {2}));
+    Status s = openvino::reduce_lp(data_tensor(kData), {1}, 3,
+                                   Tensor::contiguous(r.data(), DType::float32, {2}));
     EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
     EXPECT_NE(s.message().find("p = 3"), std::string::npos) << s.message();
 }
 
 TEST(OpenVinoAdapter, RepeatedAxesAreRejected) {
     std::vector<float> r(2, -1);
-    Status s = openvino::reduce_l2(data_tensor(kData), {1, -1}, Tensor::contiguous(r.data(), DType::float32, {2}));
+    Status s = openvino::reduce_l2(data_tensor(kData), {1, -1},
+                                   Tensor::contiguous(r.data(), DType::float32, {2}));
     EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
     EXPECT_NE(s.message().find("axes[1] = -1"), std::string::npos) << s.message();
     EXPECT_EQ(r[0], -1);

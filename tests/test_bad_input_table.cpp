@@ -106,7 +106,8 @@ void run_row(const Row &row) {
     if (row.unreachable_here) {
         const std::string why = row.unreachable_here();
         if (!why.empty()) {
-            std::printf("[ skipped  ] %s: %s: %s\n", row.entry.c_str(), row.name.c_str(), why.c_str());
+            std::printf("[ skipped  ] %s: %s: %s\n", row.entry.c_str(), row.name.c_str(),
+                        why.c_str());
             return;
         }
     }
@@ -127,7 +128,8 @@ void run_row(const Row &row) {
     if (std::getenv("LPNORM_PRINT_BAD_INPUT"))
         std::printf("  %-28s %-40s %s\n", row.entry.c_str(), row.name.c_str(), o.message.c_str());
     for (const std::string &f : row.fragments) {
-        EXPECT_NE(o.message.find(f), std::string::npos) << "\"" << o.message << "\" lacks \"" << f << "\"";
+        EXPECT_NE(o.message.find(f), std::string::npos)
+            << "\"" << o.message << "\" lacks \"" << f << "\"";
     }
     const Site *site = find_site(row.site);
     ASSERT_NE(site, nullptr) << "unknown site " << row.site;
@@ -168,7 +170,8 @@ TEST(BadInputTable, EveryRowBelongsToAKnownEntryPoint) {
     std::map<std::string, int> counts;
     for (const Row &row : all_rows()) counts[row.entry]++;
     for (const auto &kv : counts) {
-        EXPECT_TRUE(kExpectedRows.count(kv.first)) << "rows of an unlisted entry point " << kv.first;
+        EXPECT_TRUE(kExpectedRows.count(kv.first))
+            << "rows of an unlisted entry point " << kv.first;
         std::printf("%-36s %3d rows\n", kv.first.c_str(), kv.second);
     }
     std::printf("%-36s %3zu rows\n", "total", all_rows().size());
@@ -179,10 +182,11 @@ TEST(BadInputTable, EveryRowBelongsToAKnownEntryPoint) {
 int count_sites(const std::string &text) {
     auto count = [&text](const char *pattern) {
         const std::regex re(pattern);
-        return int(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+        return int(std::distance(std::sregex_iterator(text.begin(), text.end(), re),
+                                 std::sregex_iterator()));
     };
-    return count(R"(Status\((lpnorm::)?ErrorCode::)") + count(R"((^|[^A-Za-z0-9_])(bad|invalid)\()") -
-           2 * count(R"(Status (bad|invalid)\()");
+    return count(R"(Status\((lpnorm::)?ErrorCode::)") +
+           count(R"((^|[^A-Za-z0-9_])(bad|invalid)\()") - 2 * count(R"(Status (bad|invalid)\()");
 }
 
 TEST(BadInputTable, EveryErrorSiteInTheSourcesHasARow) {

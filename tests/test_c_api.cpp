@@ -28,9 +28,12 @@ TEST(CApi, ReduceMatchesReference) {
         std::vector<float> out(4, -1.0f);
         const lpnorm_tensor in = view(x.storage.data(), LPNORM_FLOAT32, in_shape);
         const lpnorm_tensor o = view(out.data(), LPNORM_FLOAT32, out_shape);
-        ASSERT_EQ(lpnorm_reduce(&in, &o, axes, 1, p, 0, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK) << last_error();
+        ASSERT_EQ(lpnorm_reduce(&in, &o, axes, 1, p, 0, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK)
+            << last_error();
         const ref::Result r = ref::reduce(x.t, params({-1}, p));
-        for (int i = 0; i < 4; ++i) EXPECT_TRUE(ref::matches(DType::float32, p, r.values[i], out[i])) << "p=" << p << " i=" << i;
+        for (int i = 0; i < 4; ++i)
+            EXPECT_TRUE(ref::matches(DType::float32, p, r.values[i], out[i]))
+                << "p=" << p << " i=" << i;
     }
 }
 
@@ -43,7 +46,8 @@ TEST(CApi, StridedAndEnumsMatchCpp) {
     std::vector<uint16_t> c_out(3, 0xffff);
     const lpnorm_tensor in = view(x.t.data, LPNORM_FLOAT16, shape, &strides);
     const lpnorm_tensor o = view(c_out.data(), LPNORM_FLOAT16, out_shape);
-    ASSERT_EQ(lpnorm_reduce(&in, &o, axes, 1, 2.0, 1, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK) << last_error();
+    ASSERT_EQ(lpnorm_reduce(&in, &o, axes, 1, 2.0, 1, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK)
+        << last_error();
     Status s;
     const Array cpp = run_reduce(x.t, params({0}, 2, true), &s);
     ASSERT_TRUE(s.ok());
@@ -61,14 +65,17 @@ TEST(CApi, EmptyAxesPoliciesAndNullAxes) {
     float y[4] = {0, 0, 0, 0};
     const lpnorm_tensor in = view(x, LPNORM_FLOAT32, shape);
     const lpnorm_tensor o = view(y, LPNORM_FLOAT32, shape);
-    ASSERT_EQ(lpnorm_reduce(&in, &o, nullptr, 0, 2.0, 0, LPNORM_EMPTY_AXES_IDENTITY), LPNORM_OK) << last_error();
+    ASSERT_EQ(lpnorm_reduce(&in, &o, nullptr, 0, 2.0, 0, LPNORM_EMPTY_AXES_IDENTITY), LPNORM_OK)
+        << last_error();
     EXPECT_EQ(y[0], -1);
-    ASSERT_EQ(lpnorm_reduce(&in, &o, nullptr, 0, 2.0, 0, LPNORM_EMPTY_AXES_ELEMENTWISE), LPNORM_OK) << last_error();
+    ASSERT_EQ(lpnorm_reduce(&in, &o, nullptr, 0, 2.0, 0, LPNORM_EMPTY_AXES_ELEMENTWISE), LPNORM_OK)
+        << last_error();
     EXPECT_EQ(y[2], 3);
     float scalar = -1;
     const int64_t unused = 0;  // rank 0: no shape entries are read
     const lpnorm_tensor s{&scalar, LPNORM_FLOAT32, 0, &unused, nullptr};
-    ASSERT_EQ(lpnorm_reduce(&in, &s, nullptr, 0, 1.0, 0, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK) << last_error();
+    ASSERT_EQ(lpnorm_reduce(&in, &s, nullptr, 0, 1.0, 0, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK)
+        << last_error();
     EXPECT_EQ(scalar, 10);
 }
 
@@ -152,7 +159,8 @@ TEST(CApi, OutputShapeAndIsa) {
     const int64_t axes[] = {2, 3};
     int32_t rank = -1;
     int64_t out[8] = {};
-    ASSERT_EQ(lpnorm_reduce_output_shape(4, shape, axes, 2, 1, 1, &rank, out), LPNORM_OK) << last_error();
+    ASSERT_EQ(lpnorm_reduce_output_shape(4, shape, axes, 2, 1, 1, &rank, out), LPNORM_OK)
+        << last_error();
     EXPECT_EQ(rank, 4);
     EXPECT_EQ(out[0], 6);
     EXPECT_EQ(out[1], 12);
@@ -163,7 +171,8 @@ TEST(CApi, OutputShapeAndIsa) {
     EXPECT_EQ(rank, 3);
     EXPECT_EQ(out[2], 24);
     const int64_t dup[] = {1, -3};
-    EXPECT_EQ(lpnorm_reduce_output_shape(4, shape, dup, 2, 0, 1, &rank, out), LPNORM_INVALID_ARGUMENT);
+    EXPECT_EQ(lpnorm_reduce_output_shape(4, shape, dup, 2, 0, 1, &rank, out),
+              LPNORM_INVALID_ARGUMENT);
 
     EXPECT_EQ(lpnorm_set_isa("no-such-isa"), LPNORM_INVALID_ARGUMENT);
     EXPECT_NE(last_error().find("no-such-isa"), std::string::npos) << last_error();

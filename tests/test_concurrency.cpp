@@ -69,7 +69,8 @@ std::vector<Case> large_cases() {
         reduce_case(DType::float32, {8, 200, 200}, {1}, 3, 24),                 // middle
         reduce_case(DType::float32, {600, 500}, {1}, HUGE_VAL, 25, {1000, 2}),  // general
         reduce_case(DType::int32, {400000}, {0}, 1, 26),                        // all
-        pool_case(DType::float32, {4, 16, 1024}, {4}, 2, 27, [](PoolParams &p) { p.strides = {2}; }),
+        pool_case(DType::float32, {4, 16, 1024}, {4}, 2, 27,
+                  [](PoolParams &p) { p.strides = {2}; }),
         pool_case(DType::float32, {2, 16, 64, 64}, {3, 3}, 2, 28,
                   [](PoolParams &p) {
                       p.pads = {1, 1, 1, 1};
@@ -123,7 +124,8 @@ int call_many(const Workload &w, int thread, int rounds, std::atomic<int> *failu
             calls++;
             if (got != w.expected[i] && failures->fetch_add(1) < 10) {
                 ADD_FAILURE() << "thread " << thread << ", round " << r << ": " << w.cases[i].name
-                              << (error.empty() ? ": differs from the single-threaded result" : ": " + error);
+                              << (error.empty() ? ": differs from the single-threaded result"
+                                                : ": " + error);
             }
         }
     }
@@ -147,7 +149,8 @@ TEST(Concurrency, ManyThreadsGiveTheSingleThreadedResults) {
     }
     for (std::thread &t : threads) t.join();
     EXPECT_EQ(failures.load(), 0);
-    EXPECT_EQ(calls.load(), kThreads * (40 * int(small.cases.size()) + 3 * int(large.cases.size())));
+    EXPECT_EQ(calls.load(),
+              kThreads * (40 * int(small.cases.size()) + 3 * int(large.cases.size())));
     std::printf(
         "[ info     ] %d calls (%d threads, %zu small and %zu parallel-sized cases, shared and "
         "per-thread inputs) in %.2f s\n",
@@ -181,8 +184,9 @@ TEST(Concurrency, ChangingTheThreadCountChangesNoResult) {
     set_num_threads(0);
     EXPECT_EQ(failures.load(), 0);
     EXPECT_GT(changes.load(), 10);
-    std::printf("[ info     ] %d calls on 7 threads while the worker count changed %d times, in %.2f s\n",
-                calls.load(), changes.load(), seconds_since(t0));
+    std::printf(
+        "[ info     ] %d calls on 7 threads while the worker count changed %d times, in %.2f s\n",
+        calls.load(), changes.load(), seconds_since(t0));
 }
 
 // Spins until every thread has arrived `round` times.
@@ -206,13 +210,16 @@ TEST(Concurrency, CLastErrorIsPerThread) {
                 const int64_t axis = 100 + t * kRounds + r;
                 const std::string isa = "isa-" + std::to_string(t) + "-" + std::to_string(r);
                 const bool use_isa = (t + r) % 2 == 0;
-                const int rc = use_isa ? lpnorm_set_isa(isa.c_str())
-                                       : lpnorm_reduce_output_shape(2, shape, &axis, 1, 0, 1, &rank, out);
+                const int rc =
+                    use_isa ? lpnorm_set_isa(isa.c_str())
+                            : lpnorm_reduce_output_shape(2, shape, &axis, 1, 0, 1, &rank, out);
                 const std::string mine =
                     use_isa ? "isa = " + isa + " is" : "axes[0] = " + std::to_string(axis) + " is";
                 wait_for(arrived, 3 * r + 1, kThreads);
-                const bool clear = t % 2 == 1;  // these threads now succeed, clearing only their own
-                if (clear && lpnorm_reduce_output_shape(2, shape, nullptr, 0, 0, 1, &rank, out) != LPNORM_OK)
+                const bool clear =
+                    t % 2 == 1;  // these threads now succeed, clearing only their own
+                if (clear &&
+                    lpnorm_reduce_output_shape(2, shape, nullptr, 0, 0, 1, &rank, out) != LPNORM_OK)
                     mismatches++;
                 wait_for(arrived, 3 * r + 2, kThreads);
                 const std::string last = lpnorm_last_error();

@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "HalideBuffer.h"
+#include "kernel_abi.h"
 #include "lpnorm_test_float32_sums_all_opencl.h"
 #include "lpnorm_test_float32_sums_general_opencl.h"
 #include "lpnorm_test_float32_sums_inner_opencl.h"
 #include "lpnorm_test_float32_sums_middle_opencl.h"
 #include "lpnorm_test_float32_sums_outer_opencl.h"
-#include "kernel_abi.h"
 #include "test_util.h"
 
 namespace lpnorm::test {
@@ -63,8 +63,7 @@ std::vector<halide_dimension_t> halide_dims(const std::vector<int64_t> &shape) {
 }
 
 // Runs `c` on `input` (float32, dense) and returns the outputs, row-major.
-std::vector<float> run(const Case &c, const Array &input, int p_kind, double p,
-                       int64_t outputs) {
+std::vector<float> run(const Case &c, const Array &input, int p_kind, double p, int64_t outputs) {
     std::vector<int64_t> out_shape;  // row-major
     std::vector<int64_t> in_shape = c.shape;
     int32_t reduce_mask = 0;

@@ -87,7 +87,8 @@ TEST(GpuBackends, BadSettingsAreRefusedByName) {
     EXPECT_NE(s.message().find("queue is null"), std::string::npos) << s.message();
     s = gpu_context(Backend::cpu, &context, &queue);
     EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
-    EXPECT_NE(s.message().find("backend = cpu has no GPU context"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("backend = cpu has no GPU context"), std::string::npos)
+        << s.message();
     EXPECT_EQ(context, &canary);  // nothing written
     EXPECT_EQ(queue, &canary);
 }
@@ -185,10 +186,10 @@ TEST_F(OpenClMemory, TheCAbiReducesAClMemInPlace) {
     ClBuffer out_mem(context_, queue_, 2 * sizeof(float));
     in_mem.write(x, sizeof(x));
     const int64_t in_shape[2] = {2, 3}, out_shape[1] = {2}, axes[1] = {1};
-    const lpnorm_tensor in = {in_mem.handle(), LPNORM_FLOAT32, 2, in_shape, nullptr,
-                              LPNORM_MEMORY_OPENCL};
-    const lpnorm_tensor out = {out_mem.handle(), LPNORM_FLOAT32, 1, out_shape, nullptr,
-                               LPNORM_MEMORY_OPENCL};
+    const lpnorm_tensor in = {in_mem.handle(), LPNORM_FLOAT32, 2,
+                              in_shape,        nullptr,        LPNORM_MEMORY_OPENCL};
+    const lpnorm_tensor out = {out_mem.handle(), LPNORM_FLOAT32, 1,
+                               out_shape,        nullptr,        LPNORM_MEMORY_OPENCL};
     ASSERT_EQ(lpnorm_reduce(&in, &out, axes, 1, 2.0, 0, LPNORM_EMPTY_AXES_REDUCE_ALL), LPNORM_OK)
         << lpnorm_last_error();
     float y[2];
@@ -278,12 +279,14 @@ TEST_F(OpenClMemory, TensorsBeyondOneCallAreRefused) {
     std::vector<float> x(20, 1.0f);
     float y = -1;
     ReduceParams reduce_params;
-    Status s = reduce(Tensor::contiguous(x.data(), DType::float32, {20}),
-                      Tensor::contiguous(&y, DType::float32, std::vector<int64_t>{}), reduce_params);
+    Status s =
+        reduce(Tensor::contiguous(x.data(), DType::float32, {20}),
+               Tensor::contiguous(&y, DType::float32, std::vector<int64_t>{}), reduce_params);
     EXPECT_EQ(s.code(), ErrorCode::too_large);
     EXPECT_NE(s.message().find("input.shape[0] = 20"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("beyond what backend opencl indexes in one kernel call"),
-              std::string::npos) << s.message();
+              std::string::npos)
+        << s.message();
     EXPECT_EQ(y, -1.0f);  // nothing written
     std::vector<float> pooled(10, -1.0f);
     PoolParams pool_params;
@@ -294,7 +297,8 @@ TEST_F(OpenClMemory, TensorsBeyondOneCallAreRefused) {
     testing::set_split_limits(0);
     EXPECT_EQ(s.code(), ErrorCode::too_large);
     EXPECT_NE(s.message().find("beyond what backend opencl indexes in one kernel call"),
-              std::string::npos) << s.message();
+              std::string::npos)
+        << s.message();
     EXPECT_EQ(pooled, std::vector<float>(10, -1.0f));  // nothing written
 }
 #endif

@@ -81,14 +81,15 @@ void expect_norms_of(const Tensor &input, const std::vector<Placed> &placed,
 
 void place(const Tensor &t, const std::vector<Placed> &placed) {
     for (const Placed &e : placed)
-        ref::store(t.dtype, static_cast<unsigned char *>(t.data) + e.offset * int64_t(dtype_size(t.dtype)),
+        ref::store(t.dtype,
+                   static_cast<unsigned char *>(t.data) + e.offset * int64_t(dtype_size(t.dtype)),
                    e.value);
 }
 
 // Offsets around the chunk (2^30) and 32-bit (2^31) boundaries of a dim of length n.
 std::vector<Placed> boundary_values(int64_t n) {
-    return {{0, 3}, {k2to30 - 1, -5}, {k2to30, 7}, {k2to31 - 2, 2}, {k2to31 - 1, -1},
-            {k2to31, 4}, {n - 1, -6}};
+    return {{0, 3},           {k2to30 - 1, -5}, {k2to30, 7}, {k2to31 - 2, 2},
+            {k2to31 - 1, -1}, {k2to31, 4},      {n - 1, -6}};
 }
 
 TEST_F(HugeTensors, OneDimensionLongerThan2to31) {
@@ -138,7 +139,8 @@ TEST_F(HugeTensors, StridesBeyond2to31) {
         unsigned char *origin = buffer.data() + (sign > 0 ? 0 : 2 * row);
         const Tensor x = Tensor::strided(origin, DType::uint8, {3, 5}, {sign * row, 1});
         for (int64_t i = 0; i < 3; ++i)
-            for (int64_t j = 0; j < 5; ++j) origin[i * sign * row + j] = (unsigned char)compact.get({i, j});
+            for (int64_t j = 0; j < 5; ++j)
+                origin[i * sign * row + j] = (unsigned char)compact.get({i, j});
         for (const std::vector<int64_t> &axes : {std::vector<int64_t>{0}, {1}, {0, 1}})
             for (double p : {1.0, 2.0, -HUGE_VAL}) {
                 Status s;
@@ -159,8 +161,8 @@ TEST_F(HugeTensors, KeptDimensionLongerThan2to31) {
     LazyBuffer out(n + 64);
     ASSERT_NE(input.data(), nullptr);
     ASSERT_NE(out.data(), nullptr);
-    const std::vector<Placed> placed = {{0, -3}, {k2to30 - 1, 5}, {k2to30, -128},
-                                        {k2to31 - 1, 7}, {k2to31, -1}, {n - 1, 100}};
+    const std::vector<Placed> placed = {{0, -3},         {k2to30 - 1, 5}, {k2to30, -128},
+                                        {k2to31 - 1, 7}, {k2to31, -1},    {n - 1, 100}};
     const Tensor x = Tensor::contiguous(input.data(), DType::int8, {n, 1});
     place(x, placed);
     std::memset(out.data(), 0xA5, size_t(n + 64));

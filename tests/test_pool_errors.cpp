@@ -81,7 +81,8 @@ TEST_F(PoolErrors, StridesDilationsPads) {
     expect(in.t, good_out(), p, ErrorCode::invalid_argument, {"dilations[0] = -1"});
     p = pool2x2();
     p.pads = {1, 1, 1};
-    expect(in.t, good_out(), p, ErrorCode::invalid_argument, {"pads has 3 values", "expected 0 or 4"});
+    expect(in.t, good_out(), p, ErrorCode::invalid_argument,
+           {"pads has 3 values", "expected 0 or 4"});
     p.pads = {0, 0, -2, 0};
     expect(in.t, good_out(), p, ErrorCode::invalid_argument, {"pads[2] = -2"});
 }
@@ -106,10 +107,12 @@ TEST_F(PoolErrors, PAndEnums) {
 TEST_F(PoolErrors, WindowLargerThanInput) {
     PoolParams p = pool2x2();
     p.kernel = {7, 2};
-    expect(in.t, good_out(), p, ErrorCode::invalid_argument, {"input.shape[2] = 6", "kernel[0] = 7"});
+    expect(in.t, good_out(), p, ErrorCode::invalid_argument,
+           {"input.shape[2] = 6", "kernel[0] = 7"});
     p = pool2x2();
     p.dilations = {1, 8};
-    expect(in.t, good_out(), p, ErrorCode::invalid_argument, {"input.shape[3] = 8", "dilations[1] = 8"});
+    expect(in.t, good_out(), p, ErrorCode::invalid_argument,
+           {"input.shape[3] = 8", "dilations[1] = 8"});
 }
 
 TEST_F(PoolErrors, TensorsAndDtypes) {
@@ -135,8 +138,16 @@ TEST_F(PoolErrors, CApiReportsTheSameErrors) {
     lpnorm_tensor x{in.storage.data(), LPNORM_FLOAT32, 4, shape, nullptr};
     lpnorm_tensor y{out.storage.data(), LPNORM_FLOAT32, 4, out_shape, nullptr};
     const int64_t kernel[2] = {2, 2}, strides[2] = {2, 0};
-    lpnorm_pool_params p{2, kernel, strides, nullptr, nullptr, LPNORM_AUTO_PAD_NOTSET, 0, 2.0,
-                         LPNORM_POOL_ABS, LPNORM_OVERHANG_SUM};
+    lpnorm_pool_params p{2,
+                         kernel,
+                         strides,
+                         nullptr,
+                         nullptr,
+                         LPNORM_AUTO_PAD_NOTSET,
+                         0,
+                         2.0,
+                         LPNORM_POOL_ABS,
+                         LPNORM_OVERHANG_SUM};
     const std::vector<unsigned char> before = out.storage;
     EXPECT_EQ(lpnorm_pool(&x, &y, &p), LPNORM_INVALID_ARGUMENT);
     EXPECT_NE(std::string(lpnorm_last_error()).find("strides[1] = 0"), std::string::npos)
@@ -154,7 +165,8 @@ TEST_F(PoolErrors, CApiReportsTheSameErrors) {
     int32_t rank = 0;
     int64_t got_shape[8] = {};
     ASSERT_EQ(lpnorm_pool_output_shape(4, shape, &p, &rank, got_shape), LPNORM_OK);
-    EXPECT_EQ(std::vector<int64_t>(got_shape, got_shape + rank), std::vector<int64_t>(out_shape, out_shape + 4));
+    EXPECT_EQ(std::vector<int64_t>(got_shape, got_shape + rank),
+              std::vector<int64_t>(out_shape, out_shape + 4));
     ASSERT_EQ(lpnorm_pool(&x, &y, &p), LPNORM_OK) << lpnorm_last_error();
     Array expected = make_array(DType::float32, {2, 3, 3, 4});
     ASSERT_TRUE(pool(in.t, expected.t, pool2x2()).ok());

@@ -32,8 +32,8 @@ std::string describe_pool(const Tensor &x, const PoolParams &p) {
 ::testing::AssertionResult check_pool(const Tensor &x, const PoolParams &params) {
     const ref::Result expected = ref::pool(x, params);
     if (!expected.ok) {
-        return ::testing::AssertionFailure() << "reference rejects " << describe_pool(x, params)
-                                             << ": " << expected.error;
+        return ::testing::AssertionFailure()
+               << "reference rejects " << describe_pool(x, params) << ": " << expected.error;
     }
     std::vector<int64_t> shape;
     const Status shape_status = pool_output_shape(x.shape_vector(), params, &shape);
@@ -70,9 +70,9 @@ std::string describe_pool(const Tensor &x, const PoolParams &p) {
         }
     }
     if (bad) {
-        return ::testing::AssertionFailure() << describe_pool(x, params) << ": " << bad << " of "
-                                             << expected.values.size() << " outputs wrong"
-                                             << msg.str();
+        return ::testing::AssertionFailure()
+               << describe_pool(x, params) << ": " << bad << " of " << expected.values.size()
+               << " outputs wrong" << msg.str();
     }
     return ::testing::AssertionSuccess();
 }
@@ -296,8 +296,7 @@ TEST_P(PoolSweep, ChannelBlocks) {
                             params.overhang = overhang;
                             if (!check(x.t, params)) return;
                             const std::string kernel = testing::last_kernel();
-                            if (expect_channels &&
-                                kernel.find("_channels_") == std::string::npos) {
+                            if (expect_channels && kernel.find("_channels_") == std::string::npos) {
                                 ADD_FAILURE() << describe_pool(x.t, params) << " ran " << kernel
                                               << ", not a channel-block kernel";
                                 return;
@@ -312,7 +311,8 @@ TEST_P(PoolSweep, ChannelBlocks) {
 
 std::string sweep_name(const ::testing::TestParamInfo<std::tuple<Isa, DType, int>> &info) {
     return std::string(isa_name(std::get<0>(info.param))) + "_" +
-           dtype_name(std::get<1>(info.param)) + "_" + std::to_string(std::get<2>(info.param)) + "d";
+           dtype_name(std::get<1>(info.param)) + "_" + std::to_string(std::get<2>(info.param)) +
+           "d";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, PoolSweep,
@@ -385,7 +385,7 @@ struct SplitCase {
 
 TEST(PoolSplit, RunsOfOutputsMatchTheReference) {
     const std::vector<SplitCase> cases = {
-        {{2, 3, 40}, window({3}, {3}, {2, 0}, {4}), 10},           // one output per run
+        {{2, 3, 40}, window({3}, {3}, {2, 0}, {4}), 10},  // one output per run
         {{2, 3, 23}, window({5}, {2}, {}, {3}, false, AutoPad::same_upper), 16},
         {{2, 3, 9}, window({2}, {3}, {1, 1}, {}, true), 4},
         {{1, 2, 37}, window({4}, {2}), 7},

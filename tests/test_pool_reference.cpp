@@ -37,15 +37,20 @@ ref::Result run(const Array &x, const PoolParams &p) {
 }
 
 // Exact values, NaN and infinities compared as such; finite ones to long-double rounding.
-void expect_values(const ref::Result &r, const std::vector<int64_t> &shape, const std::vector<ld> &expected) {
+void expect_values(const ref::Result &r, const std::vector<int64_t> &shape,
+                   const std::vector<ld> &expected) {
     EXPECT_EQ(r.shape, shape);
     ASSERT_EQ(r.values.size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
         const ld got = r.values[i].value, want = expected[i];
-        if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << "out[" << i << "] = " << static_cast<double>(got);
-        else if (std::isinf(want)) EXPECT_EQ(got, want) << "out[" << i << "]";
-        else EXPECT_LE(std::fabs(got - want), 1e-17L * std::fabs(want))
-                 << "out[" << i << "] = " << static_cast<double>(got) << ", expected " << static_cast<double>(want);
+        if (std::isnan(want))
+            EXPECT_TRUE(std::isnan(got)) << "out[" << i << "] = " << static_cast<double>(got);
+        else if (std::isinf(want))
+            EXPECT_EQ(got, want) << "out[" << i << "]";
+        else
+            EXPECT_LE(std::fabs(got - want), 1e-17L * std::fabs(want))
+                << "out[" << i << "] = " << static_cast<double>(got) << ", expected "
+                << static_cast<double>(want);
     }
 }
 
@@ -91,8 +96,9 @@ TEST(PoolReference, ThreeByThreePadOne) {
     EXPECT_EQ(r.values[0].n, 4);
     EXPECT_EQ(r.values[4].n, 9);
     EXPECT_EQ(r.values[0].scale, 1);  // padded taps count as inside: nothing to rescale
-    expect_values(run(x, pool_params({3, 3}, 2, {}, {1, 1, 1, 1})), {1, 1, 3, 3},
-                  {2, std::sqrt(6.0L), 2, std::sqrt(6.0L), 3, std::sqrt(6.0L), 2, std::sqrt(6.0L), 2});
+    expect_values(
+        run(x, pool_params({3, 3}, 2, {}, {1, 1, 1, 1})), {1, 1, 3, 3},
+        {2, std::sqrt(6.0L), 2, std::sqrt(6.0L), 3, std::sqrt(6.0L), 2, std::sqrt(6.0L), 2});
 }
 
 TEST(PoolReference, DilationTwo) {
@@ -104,7 +110,8 @@ TEST(PoolReference, DilationTwo) {
 TEST(PoolReference, ThreeDim) {
     const Array x = make_from(DType::float32, {1, 1, 2, 2, 2}, iota(8));
     expect_values(run(x, pool_params({2, 2, 2}, 1)), {1, 1, 1, 1, 1}, {36});
-    expect_values(run(x, pool_params({2, 2, 2}, 2)), {1, 1, 1, 1, 1}, {std::sqrt(204.0L)});  // sum k^2, k <= 8
+    expect_values(run(x, pool_params({2, 2, 2}, 2)), {1, 1, 1, 1, 1},
+                  {std::sqrt(204.0L)});  // sum k^2, k <= 8
     // Window along H only: x[d][0][w] + x[d][1][w] = (4d+w+1) + (4d+w+3).
     expect_values(run(x, pool_params({1, 2, 1}, 1)), {1, 1, 2, 1, 2}, {4, 6, 12, 14});
 }
@@ -224,7 +231,8 @@ TEST(PoolReference, OnnxBackendCases) {
               (std::vector<int64_t>{1, 3, 31, 31}));
     EXPECT_EQ(ref::pool_output_shape_ref({1, 3, 32, 32, 32}, pool_params({2, 2, 2}, 3), &error),
               (std::vector<int64_t>{1, 3, 31, 31, 31}));
-    EXPECT_EQ(ref::pool_output_shape_ref({1, 3, 28, 28}, pool_params({3, 3}, 3, {}, {2, 2, 2, 2}), &error),
+    EXPECT_EQ(ref::pool_output_shape_ref({1, 3, 28, 28}, pool_params({3, 3}, 3, {}, {2, 2, 2, 2}),
+                                         &error),
               (std::vector<int64_t>{1, 3, 30, 30}));
     EXPECT_EQ(ref::pool_output_shape_ref({1, 3, 32, 32}, pool_params({5, 5}, 2, {3, 3}), &error),
               (std::vector<int64_t>{1, 3, 10, 10}));
@@ -244,8 +252,10 @@ TEST(PoolReference, OnnxBackendCases) {
     const ref::Result r = run(x, pool_params({2, 2}, 2, {1, 1}, {}, {2, 2}));
     expect_values(r, {1, 1, 2, 2},
                   {std::sqrt(212.0L), std::sqrt(264.0L), std::sqrt(468.0L), std::sqrt(552.0L)});
-    const std::vector<double> onnx = {14.560219778561036, 16.24807680927192, 21.633307652783937, 23.49468024894146};
-    for (size_t i = 0; i < onnx.size(); ++i) EXPECT_DOUBLE_EQ(static_cast<double>(r.values[i].value), onnx[i]);
+    const std::vector<double> onnx = {14.560219778561036, 16.24807680927192, 21.633307652783937,
+                                      23.49468024894146};
+    for (size_t i = 0; i < onnx.size(); ++i)
+        EXPECT_DOUBLE_EQ(static_cast<double>(r.values[i].value), onnx[i]);
 }
 
 TEST(PoolReference, SignedMode) {
@@ -388,38 +398,60 @@ TEST(PoolReference, GeometryErrors) {
         {{1, 3, 4, 4}, pool_params({2, 2}, 2, {1, 0}), {"strides[1] = 0 must be >= 1"}},
         {{1, 3, 4, 4}, pool_params({2, 2}, 2, {}, {}, {1, 2, 3}), {"dilations has 3 values"}},
         {{1, 3, 4, 4}, pool_params({2, 2}, 2, {}, {}, {-1, 1}), {"dilations[0] = -1 must be >= 1"}},
-        {{1, 3, 4, 4}, pool_params({2, 2}, 2, {}, {1, 1, 1}), {"pads has 3 values; expected 0 or 4 (2 per spatial dim)"}},
+        {{1, 3, 4, 4},
+         pool_params({2, 2}, 2, {}, {1, 1, 1}),
+         {"pads has 3 values; expected 0 or 4 (2 per spatial dim)"}},
         {{1, 3, 4, 4}, pool_params({2, 2}, 2, {}, {0, 0, -1, 0}), {"pads[2] = -1 must be >= 0"}},
-        {{1, 3, 4, 4}, with(pool_params({2, 2}, 2, {}, {1}), [](PoolParams *p) { p->auto_pad = AutoPad::same_upper; }),
+        {{1, 3, 4, 4},
+         with(pool_params({2, 2}, 2, {}, {1}),
+              [](PoolParams *p) { p->auto_pad = AutoPad::same_upper; }),
          {"pads has 1 values"}},
         {{1, 3, 4, 4}, pool_params({2, 2}, 0), {"p = 0"}},
         {{1, 3, 4, 4}, pool_params({2, 2}, -1.5), {"p = -1.5"}},
         {{1, 3, 4, 4}, pool_params({2, 2}, NAN), {"p = nan"}},
         {{1, 3, 4, 4}, pool_params({2, 2}, HUGE_VAL), {"p = inf"}},
-        {{1, 3, 4, 4}, with(k22, [](PoolParams *p) { p->auto_pad = static_cast<AutoPad>(7); }), {"auto_pad = 7"}},
-        {{1, 3, 4, 4}, with(k22, [](PoolParams *p) { p->mode = static_cast<PoolMode>(5); }), {"mode = 5"}},
-        {{1, 3, 4, 4}, with(k22, [](PoolParams *p) { p->overhang = static_cast<Overhang>(9); }), {"overhang = 9"}},
+        {{1, 3, 4, 4},
+         with(k22, [](PoolParams *p) { p->auto_pad = static_cast<AutoPad>(7); }),
+         {"auto_pad = 7"}},
+        {{1, 3, 4, 4},
+         with(k22, [](PoolParams *p) { p->mode = static_cast<PoolMode>(5); }),
+         {"mode = 5"}},
+        {{1, 3, 4, 4},
+         with(k22, [](PoolParams *p) { p->overhang = static_cast<Overhang>(9); }),
+         {"overhang = 9"}},
         // Window larger than the padded input.
-        {{1, 1, 2}, pool_params({3}, 2), {"input shape[2] = 2", "dilated kernel 3", "kernel[0] = 3"}},
-        {{1, 1, 4}, pool_params({2}, 2, {}, {}, {4}), {"input shape[2] = 4", "dilated kernel 5", "dilations[0] = 4"}},
-        {{1, 1, 5, 1}, pool_params({1, 2}, 2, {}, {0, 0, 0, 0}), {"input shape[3] = 1", "kernel[1] = 2"}},
-        {{1, 1, 1}, with(pool_params({2}, 2, {}, {1, 1}), [](PoolParams *p) { p->auto_pad = AutoPad::valid; }),
+        {{1, 1, 2},
+         pool_params({3}, 2),
+         {"input shape[2] = 2", "dilated kernel 3", "kernel[0] = 3"}},
+        {{1, 1, 4},
+         pool_params({2}, 2, {}, {}, {4}),
+         {"input shape[2] = 4", "dilated kernel 5", "dilations[0] = 4"}},
+        {{1, 1, 5, 1},
+         pool_params({1, 2}, 2, {}, {0, 0, 0, 0}),
+         {"input shape[3] = 1", "kernel[1] = 2"}},
+        {{1, 1, 1},
+         with(pool_params({2}, 2, {}, {1, 1}), [](PoolParams *p) { p->auto_pad = AutoPad::valid; }),
          {"input shape[2] = 1", "pads 0 + 0"}},
         // Empty spatial dims that no padding fills.
         {{1, 1, 0}, pool_params({1}, 2), {"input shape[2] = 0"}},
-        {{1, 1, 0}, with(pool_params({1}, 2), [](PoolParams *p) { p->auto_pad = AutoPad::same_upper; }),
+        {{1, 1, 0},
+         with(pool_params({1}, 2), [](PoolParams *p) { p->auto_pad = AutoPad::same_upper; }),
          {"input shape[2] = 0", "same_upper"}},
         // in = 0, pads 0 + 2, k = 2: floor gives one window (all padding); ceil_mode drops it.
-        {{1, 1, 0}, with(pool_params({2}, 2, {}, {0, 2}), [](PoolParams *p) { p->ceil_mode = true; }),
+        {{1, 1, 0},
+         with(pool_params({2}, 2, {}, {0, 2}), [](PoolParams *p) { p->ceil_mode = true; }),
          {"input shape[2] = 0", "ceil_mode"}},
-        {{1, 1, 8}, pool_params({big}, 2, {}, {}, {4}), {"kernel[0] = " + std::to_string(big), "overflows int64"}},
+        {{1, 1, 8},
+         pool_params({big}, 2, {}, {}, {4}),
+         {"kernel[0] = " + std::to_string(big), "overflows int64"}},
     };
     for (const BadCase &c : cases) {
         std::vector<PoolAxis> axes;
         std::string error;
         EXPECT_FALSE(ref::pool_geometry(c.shape, c.params, &axes, &error)) << shape_string(c.shape);
         for (const std::string &f : c.fragments)
-            EXPECT_NE(error.find(f), std::string::npos) << "message \"" << error << "\" lacks \"" << f << "\"";
+            EXPECT_NE(error.find(f), std::string::npos)
+                << "message \"" << error << "\" lacks \"" << f << "\"";
         std::string shape_error;
         EXPECT_TRUE(ref::pool_output_shape_ref(c.shape, c.params, &shape_error).empty());
         EXPECT_EQ(shape_error, error);
@@ -509,7 +541,8 @@ TEST(PoolReference, ToleranceSignedCancellation) {
     v = single(c, p);
     r = ref::pool_allowed_range(DType::float32, p, v);
     EXPECT_FALSE(r.nan);
-    EXPECT_TRUE(ref::pool_matches(DType::float32, p, v, ref::round_to_dtype(DType::float32, std::cbrt(20.0L))));
+    EXPECT_TRUE(ref::pool_matches(DType::float32, p, v,
+                                  ref::round_to_dtype(DType::float32, std::cbrt(20.0L))));
     EXPECT_FALSE(ref::pool_matches(DType::float32, p, v, std::cbrt(20.0L) * (1 + 1e-5L)));
     // p = 1 keeps the sign: -2, within a few ulps.
     p.p = 1;
@@ -543,26 +576,31 @@ TEST(PoolReference, ToleranceOverflowAndUnderflow) {
     ref::PoolRange r = ref::pool_allowed_range(DType::float32, p, v);
     EXPECT_TRUE(r.pos_inf);
     EXPECT_FALSE(r.nan);
-    EXPECT_TRUE(ref::pool_matches(DType::float32, p, v, ref::round_to_dtype(DType::float32, v.value)));
+    EXPECT_TRUE(
+        ref::pool_matches(DType::float32, p, v, ref::round_to_dtype(DType::float32, v.value)));
     const Array big16 = make_from(DType::bfloat16, {1, 1, 2}, {1e30L, 1e30L});
     v = single(big16, p);
     EXPECT_FALSE(ref::pool_matches(DType::bfloat16, p, v, kInf));
-    EXPECT_TRUE(ref::pool_matches(DType::bfloat16, p, v, ref::round_to_dtype(DType::bfloat16, v.value)));
+    EXPECT_TRUE(
+        ref::pool_matches(DType::bfloat16, p, v, ref::round_to_dtype(DType::bfloat16, v.value)));
     const Array big64 = make_from(DType::float64, {1, 1, 2}, {1e200L, 1e200L});
     v = single(big64, p);
     EXPECT_FALSE(ref::pool_matches(DType::float64, p, v, kInf));
-    EXPECT_TRUE(ref::pool_matches(DType::float64, p, v, ref::round_to_dtype(DType::float64, v.value)));
+    EXPECT_TRUE(
+        ref::pool_matches(DType::float64, p, v, ref::round_to_dtype(DType::float64, v.value)));
 
     // 1e-30^2 = 1e-60 is below float32's subnormals: for float32, 0 up to the true value is
     // allowed; float64's 1e-200 is repaired, and 0 is wrong.
     const Array tiny = make_from(DType::float32, {1, 1, 2}, {1e-30L, 0});
     v = single(tiny, p);
     EXPECT_TRUE(ref::pool_matches(DType::float32, p, v, 0));
-    EXPECT_TRUE(ref::pool_matches(DType::float32, p, v, ref::round_to_dtype(DType::float32, v.value)));
+    EXPECT_TRUE(
+        ref::pool_matches(DType::float32, p, v, ref::round_to_dtype(DType::float32, v.value)));
     const Array tiny64 = make_from(DType::float64, {1, 1, 2}, {1e-200L, 0});
     v = single(tiny64, p);
     EXPECT_FALSE(ref::pool_matches(DType::float64, p, v, 0));
-    EXPECT_TRUE(ref::pool_matches(DType::float64, p, v, ref::round_to_dtype(DType::float64, v.value)));
+    EXPECT_TRUE(
+        ref::pool_matches(DType::float64, p, v, ref::round_to_dtype(DType::float64, v.value)));
 
     // Ordinary magnitudes add no absolute slack: an all-zero window admits only 0.
     const Array zeros = make_from(DType::float32, {1, 1, 2}, {0, 0});

@@ -43,8 +43,8 @@ ld exact_norm(const std::vector<ld> &x, ld p, bool signed_mode = false) {
 }
 
 void expect_near_exact(ld got, ld want, DType d, const std::string &what) {
-    ASSERT_TRUE(std::isfinite(static_cast<double>(got))) << what << ": got " << double(got)
-                                                         << ", exact " << double(want);
+    ASSERT_TRUE(std::isfinite(static_cast<double>(got)))
+        << what << ": got " << double(got) << ", exact " << double(want);
     EXPECT_LE(std::fabs(got - want), ulp(d, want))
         << what << ": got " << double(got) << ", exact " << double(want);
 }
@@ -94,7 +94,8 @@ TEST(RangeRepair, Float64ReductionEveryPattern) {
             const int64_t c[3] = {i / 12, (i / 4) % 3, i % 4};
             int64_t key = 0;
             for (int a = 0; a < 3; a++) {
-                if (std::find(axes.begin(), axes.end(), a) == axes.end()) key = key * shape[size_t(a)] + c[a];
+                if (std::find(axes.begin(), axes.end(), a) == axes.end())
+                    key = key * shape[size_t(a)] + c[a];
             }
             if (size_t(key) >= groups.size()) groups.resize(size_t(key) + 1);
             groups[size_t(key)].push_back(values[size_t(i)]);
@@ -103,8 +104,8 @@ TEST(RangeRepair, Float64ReductionEveryPattern) {
         for (const auto &g : groups) exact.push_back(exact_norm(g, 2));
         return exact;
     };
-    for (const std::vector<int64_t> &axes : std::vector<std::vector<int64_t>>{
-             {0, 1, 2}, {2}, {0}, {1}, {0, 2}}) {
+    for (const std::vector<int64_t> &axes :
+         std::vector<std::vector<int64_t>>{{0, 1, 2}, {2}, {0}, {1}, {0, 2}}) {
         check_reduce_rows(DType::float64, shape, axes, values, 2, exact_of(axes));
     }
 }
@@ -121,7 +122,8 @@ TEST(RangeRepair, NarrowAccumulators) {
     check_reduce_rows(DType::float16, {2}, {0}, {1000, 1000}, 16, {exact_norm({1000, 1000}, 16)});
     // int64 with p = 20: (2^62)^20 overflows double; the norm 2^62 * 2^(1/20) fits int64.
     const ld two62 = std::ldexp(1.0L, 62);
-    check_reduce_rows(DType::int64, {2}, {0}, {two62, -two62}, 20, {std::floor(exact_norm({two62, two62}, 20))});
+    check_reduce_rows(DType::int64, {2}, {0}, {two62, -two62}, 20,
+                      {std::floor(exact_norm({two62, two62}, 20))});
 }
 
 // Pools a 1-D window of `values` (kernel = their count) and returns the one output.
@@ -195,7 +197,8 @@ TEST(RangeRepair, WindowsWhollyInThePaddingReadNothing) {
     ASSERT_EQ(out_shape, (std::vector<int64_t>{1, 1, 5}));
     Array y = make_array(DType::float64, out_shape);
     ASSERT_TRUE(pool(x, y.t, params).ok());
-    const std::vector<std::vector<ld>> taps = {{1e-200L, 3e-200L}, {2e-200L, 4e-200L}, {3e-200L}, {4e-200L}};
+    const std::vector<std::vector<ld>> taps = {
+        {1e-200L, 3e-200L}, {2e-200L, 4e-200L}, {3e-200L}, {4e-200L}};
     for (size_t o = 0; o < taps.size(); o++) {
         expect_near_exact(y.at(int64_t(o)), exact_norm(taps[o], 2), DType::float64,
                           "out[" + std::to_string(o) + "]");

@@ -12,7 +12,8 @@ namespace lpnorm::test {
 namespace {
 
 std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
 
@@ -22,16 +23,19 @@ void expect_error(const Tensor &in, const Tensor &out, const ReduceParams &p, Er
                   std::vector<std::string> fragments, const std::vector<unsigned char> &watched) {
     const std::vector<unsigned char> before = watched;
     const Status s = reduce(in, out, p);
-    EXPECT_EQ(s.code(), code) << describe(in, p) << ": " << error_code_name(s.code()) << ": " << s.message();
+    EXPECT_EQ(s.code(), code) << describe(in, p) << ": " << error_code_name(s.code()) << ": "
+                              << s.message();
     for (const std::string &f : fragments)
-        EXPECT_NE(lower(s.message()).find(lower(f)), std::string::npos) << "message \"" << s.message() << "\" lacks \"" << f << "\"";
+        EXPECT_NE(lower(s.message()).find(lower(f)), std::string::npos)
+            << "message \"" << s.message() << "\" lacks \"" << f << "\"";
     EXPECT_TRUE(before == watched) << describe(in, p) << ": output written on error";
 }
 
 // reduce_output_shape reports the same error for a bad attribute.
 void expect_shape_error(const Tensor &in, const ReduceParams &p) {
     std::vector<int64_t> shape;
-    EXPECT_EQ(reduce_output_shape(in.shape_vector(), p, &shape).code(), ErrorCode::invalid_argument) << describe(in, p);
+    EXPECT_EQ(reduce_output_shape(in.shape_vector(), p, &shape).code(), ErrorCode::invalid_argument)
+        << describe(in, p);
 }
 
 struct Fixture : public ::testing::Test {
@@ -53,15 +57,19 @@ struct Fixture : public ::testing::Test {
 using Errors = Fixture;
 
 TEST_F(Errors, DuplicateAxis) {
-    expect(in.t, out_as({2, 4, 5}), params({1, 1}, 2), ErrorCode::invalid_argument, {"axes[1]", "1"});
-    expect(in.t, out_as({2, 4, 5}), params({1, -3}, 2), ErrorCode::invalid_argument, {"axes[1]", "-3"});
+    expect(in.t, out_as({2, 4, 5}), params({1, 1}, 2), ErrorCode::invalid_argument,
+           {"axes[1]", "1"});
+    expect(in.t, out_as({2, 4, 5}), params({1, -3}, 2), ErrorCode::invalid_argument,
+           {"axes[1]", "-3"});
     expect_shape_error(in.t, params({1, -3}, 2));
 }
 
 TEST_F(Errors, AxisOutOfRange) {
-    expect(in.t, out_as({3, 4, 5}), params({0, 7}, 2), ErrorCode::invalid_argument, {"axes[1]", "7"});
+    expect(in.t, out_as({3, 4, 5}), params({0, 7}, 2), ErrorCode::invalid_argument,
+           {"axes[1]", "7"});
     expect(in.t, out_as({3, 4, 5}), params({4}, 2), ErrorCode::invalid_argument, {"axes[0]", "4"});
-    expect(in.t, out_as({3, 4, 5}), params({-5}, 2), ErrorCode::invalid_argument, {"axes[0]", "-5"});
+    expect(in.t, out_as({3, 4, 5}), params({-5}, 2), ErrorCode::invalid_argument,
+           {"axes[0]", "-5"});
     expect_shape_error(in.t, params({0, 7}, 2));
     const Array scalar = make_from(DType::float32, {}, {1});
     expect(scalar.t, out_as({}), params({0}, 2), ErrorCode::invalid_argument, {"axes[0]", "0"});
@@ -71,28 +79,31 @@ TEST_F(Errors, InvalidP) {
     for (double p : {-1.0, -0.5, -2.0}) {
         std::ostringstream v;
         v << p;
-        expect(in.t, out_as({2, 3, 4}), params({3}, p), ErrorCode::invalid_argument, {"p", v.str()});
+        expect(in.t, out_as({2, 3, 4}), params({3}, p), ErrorCode::invalid_argument,
+               {"p", v.str()});
     }
     expect(in.t, out_as({2, 3, 4}), params({3}, NAN), ErrorCode::invalid_argument, {"p", "nan"});
     expect_shape_error(in.t, params({3}, -1));
 }
 
 TEST_F(Errors, BadEmptyAxesPolicy) {
-    expect(in.t, out_as({}), params({}, 2, false, static_cast<EmptyAxes>(7)), ErrorCode::invalid_argument,
-                 {"empty_axes", "7"});
+    expect(in.t, out_as({}), params({}, 2, false, static_cast<EmptyAxes>(7)),
+           ErrorCode::invalid_argument, {"empty_axes", "7"});
     expect_shape_error(in.t, params({}, 2, false, static_cast<EmptyAxes>(7)));
 }
 
 TEST_F(Errors, OutputShapeMismatch) {
     expect(in.t, out_as({2, 3, 4}), params({2}, 2), ErrorCode::shape_mismatch, {"output"});
-    expect(in.t, out_as({2, 3, 1, 5}), params({2}, 2), ErrorCode::shape_mismatch, {"output"});  // keep_dims off
+    expect(in.t, out_as({2, 3, 1, 5}), params({2}, 2), ErrorCode::shape_mismatch,
+           {"output"});  // keep_dims off
     expect(in.t, out_as({2, 3, 5}), params({2}, 2, true), ErrorCode::shape_mismatch, {"output"});
 }
 
 TEST_F(Errors, OutputDtypeMismatch) {
     expect(in.t, out_as({2, 3, 4}, DType::float16), params({3}, 2), ErrorCode::dtype_mismatch,
-                 {"float16", "float32"});
-    expect(in.t, out_as({2, 3, 4}, DType::float64), params({3}, 2), ErrorCode::dtype_mismatch, {"float64"});
+           {"float16", "float32"});
+    expect(in.t, out_as({2, 3, 4}, DType::float64), params({3}, 2), ErrorCode::dtype_mismatch,
+           {"float64"});
 }
 
 TEST_F(Errors, NullData) {
@@ -100,7 +111,8 @@ TEST_F(Errors, NullData) {
     expect(null_in, out_as({2, 3, 4}), params({3}, 2), ErrorCode::null_pointer, {"input"});
     const Tensor null_out = Tensor::contiguous(nullptr, DType::float32, {2, 3, 4});
     EXPECT_EQ(reduce(in.t, null_out, params({3}, 2)).code(), ErrorCode::null_pointer);
-    EXPECT_NE(lower(reduce(in.t, null_out, params({3}, 2)).message()).find("output"), std::string::npos);
+    EXPECT_NE(lower(reduce(in.t, null_out, params({3}, 2)).message()).find("output"),
+              std::string::npos);
 }
 
 TEST_F(Errors, RankAboveEight) {
@@ -122,7 +134,8 @@ TEST_F(Errors, NegativeDims) {
 
 TEST_F(Errors, ByteCountOverflow) {
     // 2^32 * 2^31 float32 elements = 2^65 bytes: the data is never touched.
-    const Tensor t = Tensor::contiguous(in.storage.data(), DType::float32, {int64_t{1} << 32, int64_t{1} << 31});
+    const Tensor t =
+        Tensor::contiguous(in.storage.data(), DType::float32, {int64_t{1} << 32, int64_t{1} << 31});
     expect(t, out_as({}), params({}, 2), ErrorCode::too_large, {});
     const Tensor u = Tensor::contiguous(in.storage.data(), DType::float64, {int64_t{1} << 62, 4});
     expect(u, out_as({1ll << 62}, DType::float64), params({1}, 2), ErrorCode::too_large, {});
@@ -146,14 +159,17 @@ TEST_F(Errors, OverlappingInputAndOutput) {
     fill_random(&x, 2);
     const Tensor same = Tensor::contiguous(x.storage.data(), DType::float32, {4});
     expect_error(x.t, same, params({1}, 2), ErrorCode::aliasing, {}, x.storage);
-    const Tensor inside = Tensor::contiguous(x.storage.data() + 20 * sizeof(float), DType::float32, {4});
+    const Tensor inside =
+        Tensor::contiguous(x.storage.data() + 20 * sizeof(float), DType::float32, {4});
     expect_error(x.t, inside, params({1}, 2), ErrorCode::aliasing, {}, x.storage);
     const Tensor whole = Tensor::contiguous(x.storage.data(), DType::float32, {4, 8});
-    expect_error(x.t, whole, params({}, 2, false, EmptyAxes::identity), ErrorCode::aliasing, {}, x.storage);
+    expect_error(x.t, whole, params({}, 2, false, EmptyAxes::identity), ErrorCode::aliasing, {},
+                 x.storage);
     // Adjacent but disjoint memory is fine.
     Array both = make_array(DType::float32, {36});
     const Tensor in2 = Tensor::contiguous(both.storage.data(), DType::float32, {4, 8});
-    const Tensor out2 = Tensor::contiguous(both.storage.data() + 32 * sizeof(float), DType::float32, {4});
+    const Tensor out2 =
+        Tensor::contiguous(both.storage.data() + 32 * sizeof(float), DType::float32, {4});
     EXPECT_TRUE(reduce(in2, out2, params({1}, 2)).ok());
 }
 

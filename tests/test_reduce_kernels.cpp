@@ -11,7 +11,8 @@ namespace {
 
 using testing::Pattern;
 
-const std::vector<int64_t> kSizes = {1, 2, 3, 4, 5, 7, 8, 9, 13, 15, 16, 17, 31, 32, 33, 61, 64, 65, 127};
+const std::vector<int64_t> kSizes = {1,  2,  3,  4,  5,  7,  8,  9,  13, 15,
+                                     16, 17, 31, 32, 33, 61, 64, 65, 127};
 
 struct Case {
     std::vector<int64_t> shape;
@@ -24,29 +25,29 @@ std::vector<Case> cases_for(Pattern pattern) {
     std::vector<Case> c;
     for (int64_t s : kSizes) {
         switch (pattern) {
-            case Pattern::all:
-                c.push_back({{s}, {0}});
-                c.push_back({{s, 3}, {0, 1}});
-                break;
-            case Pattern::inner:
-                c.push_back({{3, s}, {1}});
-                c.push_back({{s, 5}, {1}});
-                break;
-            case Pattern::outer:
-                c.push_back({{s, 3}, {0}});
-                c.push_back({{5, s}, {0}});
-                break;
-            case Pattern::middle:
-                c.push_back({{2, s, 3}, {1}});
-                c.push_back({{3, 5, s}, {1}});
-                c.push_back({{s, 5, 2}, {-2}});
-                break;
-            case Pattern::general:
-                c.push_back({{2, s, 3, 2}, {1, 3}});
-                c.push_back({{s, 3, 2}, {0, 2}});
-                c.push_back({{3, 2, s, 2}, {0, 2}});
-                break;
-            case Pattern::automatic: break;
+        case Pattern::all:
+            c.push_back({{s}, {0}});
+            c.push_back({{s, 3}, {0, 1}});
+            break;
+        case Pattern::inner:
+            c.push_back({{3, s}, {1}});
+            c.push_back({{s, 5}, {1}});
+            break;
+        case Pattern::outer:
+            c.push_back({{s, 3}, {0}});
+            c.push_back({{5, s}, {0}});
+            break;
+        case Pattern::middle:
+            c.push_back({{2, s, 3}, {1}});
+            c.push_back({{3, 5, s}, {1}});
+            c.push_back({{s, 5, 2}, {-2}});
+            break;
+        case Pattern::general:
+            c.push_back({{2, s, 3, 2}, {1, 3}});
+            c.push_back({{s, 3, 2}, {0, 2}});
+            c.push_back({{3, 2, s, 2}, {0, 2}});
+            break;
+        case Pattern::automatic: break;
         }
     }
     if (pattern == Pattern::all) {
@@ -83,11 +84,13 @@ protected:
     template <typename F>
     void for_each_case(DType dtype, F &&f) {
         uint64_t seed = 1;
-        for (Pattern pattern : {Pattern::all, Pattern::inner, Pattern::outer, Pattern::middle, Pattern::general}) {
+        for (Pattern pattern :
+             {Pattern::all, Pattern::inner, Pattern::outer, Pattern::middle, Pattern::general}) {
             PatternScope forced(pattern);
             std::vector<Case> cases = cases_for(pattern);
             if (pattern == Pattern::general) {
-                for (Pattern other : {Pattern::all, Pattern::inner, Pattern::outer, Pattern::middle}) {
+                for (Pattern other :
+                     {Pattern::all, Pattern::inner, Pattern::outer, Pattern::middle}) {
                     const std::vector<Case> more = cases_for(other);
                     cases.insert(cases.end(), more.begin(), more.end());
                 }
@@ -95,7 +98,8 @@ protected:
             for (const Case &c : cases) {
                 Array x = make_array(dtype, c.shape);
                 fill_random(&x, seed++);
-                if (!f(x, c.axes, all_extents_above_one(c.shape) ? pattern : Pattern::automatic)) return;
+                if (!f(x, c.axes, all_extents_above_one(c.shape) ? pattern : Pattern::automatic))
+                    return;
             }
         }
     }
@@ -147,7 +151,8 @@ TEST_P(SpecialValueSweep, NaNAndInfinity) {
 }
 
 std::string sweep_name(const ::testing::TestParamInfo<std::tuple<Isa, DType>> &info) {
-    return std::string(isa_name(std::get<0>(info.param))) + "_" + dtype_name(std::get<1>(info.param));
+    return std::string(isa_name(std::get<0>(info.param))) + "_" +
+           dtype_name(std::get<1>(info.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, KernelSweep,
@@ -156,8 +161,8 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, KernelSweep,
                          sweep_name);
 INSTANTIATE_TEST_SUITE_P(FloatVariants, SpecialValueSweep,
                          ::testing::Combine(::testing::ValuesIn(all_isas()),
-                                            ::testing::Values(DType::float32, DType::float16, DType::bfloat16,
-                                                              DType::float64)),
+                                            ::testing::Values(DType::float32, DType::float16,
+                                                              DType::bfloat16, DType::float64)),
                          sweep_name);
 
 // Large inputs that take the multi-threaded paths (rfactor for single outputs, parallel rows).
@@ -167,20 +172,24 @@ TEST_P(LargeShapes, ThreadedPaths) {
     const DType dtype = GetParam();
     set_num_threads(2);
     // (1 << 18) + 4099: the all pattern's tasks and streams end inside a vector.
-    const std::vector<Case> cases = {{{1 << 18}, {0}}, {{(1 << 18) + 4099}, {0}},
-                                     {{16, 1 << 13}, {1}}, {{1 << 13, 16}, {0}},
+    const std::vector<Case> cases = {{{1 << 18}, {0}},
+                                     {{(1 << 18) + 4099}, {0}},
+                                     {{16, 1 << 13}, {1}},
+                                     {{1 << 13, 16}, {0}},
                                      {{8, 2053, 8}, {1}}};
     uint64_t seed = 99;
     for (const Case &c : cases) {
         Array x = make_array(dtype, c.shape);
         fill_random(&x, seed++);
-        for (double p : {1.0, 2.0, 2.5, HUGE_VAL}) EXPECT_TRUE(check_reduce(x.t, params(c.axes, p)));
+        for (double p : {1.0, 2.0, 2.5, HUGE_VAL})
+            EXPECT_TRUE(check_reduce(x.t, params(c.axes, p)));
     }
     set_num_threads(0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, LargeShapes,
-                         ::testing::Values(DType::float32, DType::float16, DType::float64, DType::int32),
+                         ::testing::Values(DType::float32, DType::float16, DType::float64,
+                                           DType::int32),
                          [](const auto &info) { return std::string(dtype_name(info.param)); });
 
 }  // namespace

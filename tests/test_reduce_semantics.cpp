@@ -29,7 +29,8 @@ TEST(Semantics, AllAxesBitmasksRanks1To6) {
             for (unsigned mask = 1; mask < (1u << rank); ++mask)
                 for (bool keep : {false, true})
                     for (double p : {1.0, 2.0, 0.5, HUGE_VAL})
-                        ASSERT_TRUE(check_reduce(x.t, params(axes_of(rank, mask, mask % 3 == 0), p, keep)));
+                        ASSERT_TRUE(
+                            check_reduce(x.t, params(axes_of(rank, mask, mask % 3 == 0), p, keep)));
         }
     }
 }
@@ -37,10 +38,12 @@ TEST(Semantics, AllAxesBitmasksRanks1To6) {
 TEST(Semantics, Ranks7And8) {
     const std::vector<int64_t> full = {2, 3, 1, 2, 3, 2, 1, 3};
     for (int rank : {7, 8}) {
-        Array x = make_array(DType::float32, std::vector<int64_t>(full.begin(), full.begin() + rank));
+        Array x =
+            make_array(DType::float32, std::vector<int64_t>(full.begin(), full.begin() + rank));
         fill_random(&x, 70 + rank);
         for (unsigned mask = 1; mask < (1u << rank); mask += 7)
-            for (double p : {1.0, 2.0, HUGE_VAL}) ASSERT_TRUE(check_reduce(x.t, params(axes_of(rank, mask, mask & 2), p, mask & 4)));
+            for (double p : {1.0, 2.0, HUGE_VAL})
+                ASSERT_TRUE(check_reduce(x.t, params(axes_of(rank, mask, mask & 2), p, mask & 4)));
     }
 }
 
@@ -50,7 +53,8 @@ TEST(Semantics, ForcedGeneralOnEveryBitmask) {
     Array x = make_array(DType::float32, full);
     fill_random(&x, 3);
     for (unsigned mask = 1; mask < 64; ++mask)
-        for (double p : {2.0, -HUGE_VAL}) ASSERT_TRUE(check_reduce(x.t, params(axes_of(6, mask, true), p, mask & 1)));
+        for (double p : {2.0, -HUGE_VAL})
+            ASSERT_TRUE(check_reduce(x.t, params(axes_of(6, mask, true), p, mask & 1)));
 }
 
 TEST(Semantics, NegativeAxesEqualPositive) {
@@ -74,9 +78,11 @@ TEST(Semantics, OutputShapes) {
     EXPECT_EQ(shape, (std::vector<int64_t>{1, 1, 1}));
     ASSERT_TRUE(reduce_output_shape({2, 3, 4}, params({}, 2, false), &shape).ok());
     EXPECT_EQ(shape, (std::vector<int64_t>{}));
-    ASSERT_TRUE(reduce_output_shape({2, 3, 4}, params({}, 2, false, EmptyAxes::identity), &shape).ok());
+    ASSERT_TRUE(
+        reduce_output_shape({2, 3, 4}, params({}, 2, false, EmptyAxes::identity), &shape).ok());
     EXPECT_EQ(shape, (std::vector<int64_t>{2, 3, 4}));
-    ASSERT_TRUE(reduce_output_shape({2, 3, 4}, params({}, 2, true, EmptyAxes::elementwise), &shape).ok());
+    ASSERT_TRUE(
+        reduce_output_shape({2, 3, 4}, params({}, 2, true, EmptyAxes::elementwise), &shape).ok());
     EXPECT_EQ(shape, (std::vector<int64_t>{2, 3, 4}));
 }
 
@@ -89,7 +95,8 @@ TEST(Semantics, ZeroSizeReducedDimsGiveZero) {
                 Status s;
                 const Array y = run_reduce(x.t, params({1}, p, keep), &s);
                 ASSERT_TRUE(s.ok()) << s.message();
-                for (int64_t i = 0; i < y.storage_elements; ++i) ASSERT_EQ(y.at(i), 0) << dtype_name(dtype) << " p=" << p;
+                for (int64_t i = 0; i < y.storage_elements; ++i)
+                    ASSERT_EQ(y.at(i), 0) << dtype_name(dtype) << " p=" << p;
             }
             ASSERT_TRUE(check_reduce(x.t, params({}, p)));  // every axis: a scalar 0
         }
@@ -149,14 +156,17 @@ TEST(Semantics, NaNAndInfinity) {
             Pattern pattern;
             const Array *x;
             std::vector<int64_t> axes;
-        } runs[] = {{Pattern::all, &x, {0, 1}},     {Pattern::inner, &x, {1}},     {Pattern::outer, &x, {0}},
-                    {Pattern::middle, &m, {1}},     {Pattern::general, &x, {1}},   {Pattern::general, &x, {0}},
+        } runs[] = {{Pattern::all, &x, {0, 1}},     {Pattern::inner, &x, {1}},
+                    {Pattern::outer, &x, {0}},      {Pattern::middle, &m, {1}},
+                    {Pattern::general, &x, {1}},    {Pattern::general, &x, {0}},
                     {Pattern::general, &m, {0, 2}}, {Pattern::general, &x, {0, 1}}};
         for (const auto &run : runs) {
             PatternScope forced(run.pattern);
-            for (double p : p_classes()) EXPECT_TRUE(check_reduce(run.x->t, params(run.axes, p), run.pattern));
+            for (double p : p_classes())
+                EXPECT_TRUE(check_reduce(run.x->t, params(run.axes, p), run.pattern));
         }
-        for (double p : p_classes()) ASSERT_TRUE(check_reduce(x.t, params({}, p, false, EmptyAxes::elementwise)));
+        for (double p : p_classes())
+            ASSERT_TRUE(check_reduce(x.t, params({}, p, false, EmptyAxes::elementwise)));
         Status s;
         const Array y = run_reduce(x.t, params({1}, HUGE_VAL), &s);
         ASSERT_TRUE(s.ok());
@@ -169,15 +179,16 @@ TEST(Semantics, NaNAndInfinity) {
 
 TEST(Semantics, StridedInputs) {
     uint64_t seed = 40;
-    for (DType dtype : {DType::float32, DType::float16, DType::float64, DType::uint8, DType::int64}) {
+    for (DType dtype :
+         {DType::float32, DType::float16, DType::float64, DType::uint8, DType::int64}) {
         std::vector<Array> views;
-        views.push_back(make_strided(dtype, {4, 6}, {1, 4}));          // transposed
-        views.push_back(make_strided(dtype, {5, 7}, {16, 2}));         // every other column, padded rows
-        views.push_back(make_strided(dtype, {3, 9}, {0, 1}));          // broadcast rows
-        views.push_back(make_strided(dtype, {6, 5}, {1, 0}));          // broadcast columns
-        views.push_back(make_strided(dtype, {4, 10}, {-10, 1}));       // rows reversed
-        views.push_back(make_strided(dtype, {4, 10}, {10, -1}));       // columns reversed
-        views.push_back(make_strided(dtype, {3, 4, 5}, {1, 15, 3}));   // permuted
+        views.push_back(make_strided(dtype, {4, 6}, {1, 4}));     // transposed
+        views.push_back(make_strided(dtype, {5, 7}, {16, 2}));    // every other column, padded rows
+        views.push_back(make_strided(dtype, {3, 9}, {0, 1}));     // broadcast rows
+        views.push_back(make_strided(dtype, {6, 5}, {1, 0}));     // broadcast columns
+        views.push_back(make_strided(dtype, {4, 10}, {-10, 1}));  // rows reversed
+        views.push_back(make_strided(dtype, {4, 10}, {10, -1}));  // columns reversed
+        views.push_back(make_strided(dtype, {3, 4, 5}, {1, 15, 3}));  // permuted
         views.push_back(make_strided(dtype, {2, 3, 17}, {-60, 20, 1}));
         for (Array &v : views) {
             fill_random(&v, seed++);
@@ -220,7 +231,8 @@ TEST(Semantics, EmptyAxesPolicies) {
         fill_random(&x, 77);
         for (double p : p_classes())
             for (EmptyAxes e : {EmptyAxes::identity, EmptyAxes::reduce_all, EmptyAxes::elementwise})
-                for (bool keep : {false, true}) ASSERT_TRUE(check_reduce(x.t, params({}, p, keep, e)));
+                for (bool keep : {false, true})
+                    ASSERT_TRUE(check_reduce(x.t, params({}, p, keep, e)));
         // identity is a bitwise copy
         Status s;
         const Array y = run_reduce(x.t, params({}, 0.5, false, EmptyAxes::identity), &s);
@@ -243,7 +255,8 @@ TEST(Semantics, Float32NearMaxDoesNotOverflow) {
     for (int64_t n : {2, 3, 5, 17}) {
         Array x = make_array(DType::float32, {n});
         for (int64_t i = 0; i < n; ++i) x.set({i}, (i % 2 ? -1e38L : 0.7e38L));
-        for (double p : {1.0, 2.0, 3.0, 2.5, HUGE_VAL}) ASSERT_TRUE(check_reduce(x.t, params({0}, p)));
+        for (double p : {1.0, 2.0, 3.0, 2.5, HUGE_VAL})
+            ASSERT_TRUE(check_reduce(x.t, params({0}, p)));
     }
     Array x = make_array(DType::float32, {3});
     for (int64_t i = 0; i < 3; ++i) x.set({i}, 1e38L);
@@ -271,7 +284,8 @@ TEST(Semantics, HalfPrecisionAbove256) {
     Array many = make_array(DType::float16, {1000});
     for (int64_t i = 0; i < 1000; ++i) many.set({i}, 300);
     for (double p : {1.0, 2.0, 3.0, 2.5}) ASSERT_TRUE(check_reduce(many.t, params({0}, p)));
-    EXPECT_EQ(run_reduce(many.t, params({0}, 2), &s).at(0), ref::round_to_dtype(DType::float16, 300 * std::sqrt(1000.0L)));
+    EXPECT_EQ(run_reduce(many.t, params({0}, 2), &s).at(0),
+              ref::round_to_dtype(DType::float16, 300 * std::sqrt(1000.0L)));
     const Array cube = make_from(DType::float16, {2}, {100, 100});  // 1e6 per term
     ASSERT_TRUE(check_reduce(cube.t, params({0}, 3)));
     const Array b = make_from(DType::bfloat16, {3}, {1e18L, -2e18L, 3e18L});
@@ -302,17 +316,22 @@ TEST(Semantics, IntegerTruncationAndSaturation) {
     EXPECT_EQ(one(DType::int32, {0, -5, 0, 7}, -HUGE_VAL), 0);
     // int64 values beyond 2^53 (float64 accumulation rounds them once).
     for (double p : p_classes()) {
-        const Array x = make_from(DType::int64, {3}, {9007199254740993.0L, -4611686018427387905.0L, 12345});
+        const Array x =
+            make_from(DType::int64, {3}, {9007199254740993.0L, -4611686018427387905.0L, 12345});
         ASSERT_TRUE(check_reduce(x.t, params({0}, p)));
-        const Array y = make_from(DType::uint64, {2}, {18446744073709551615.0L, 9007199254740993.0L});
+        const Array y =
+            make_from(DType::uint64, {2}, {18446744073709551615.0L, 9007199254740993.0L});
         ASSERT_TRUE(check_reduce(y.t, params({0}, p)));
     }
     // Full-range random integers of every width.
-    for (DType d : {DType::int8, DType::uint8, DType::int16, DType::uint16, DType::int32, DType::uint32}) {
+    for (DType d :
+         {DType::int8, DType::uint8, DType::int16, DType::uint16, DType::int32, DType::uint32}) {
         Array x = make_array(d, {4, 9});
         for (int64_t i = 0; i < x.storage_elements; ++i) {
             const long double lo = ref::round_to_dtype(d, -kInf), hi = ref::round_to_dtype(d, kInf);
-            x.set_at(i, i % 5 == 0 ? lo : i % 5 == 1 ? hi : lo + (hi - lo) * ((i * 37 % 101) / 100.0L));
+            x.set_at(i, i % 5 == 0   ? lo
+                        : i % 5 == 1 ? hi
+                                     : lo + (hi - lo) * ((i * 37 % 101) / 100.0L));
         }
         for (double p : p_classes()) {
             ASSERT_TRUE(check_reduce(x.t, params({1}, p)));

@@ -31,7 +31,8 @@ TEST(Reference, HalfConversions) {
     EXPECT_TRUE(std::isnan(ref::half_value(ref::half_bits(NAN))));
     EXPECT_EQ(ref::half_value(0x7c00), HUGE_VAL);
     EXPECT_EQ(ref::half_value(0x3555), 0.333251953125L);
-    for (uint32_t b = 0; b < 0x7c00; ++b) ASSERT_EQ(ref::half_bits(ref::half_value(static_cast<uint16_t>(b))), b);
+    for (uint32_t b = 0; b < 0x7c00; ++b)
+        ASSERT_EQ(ref::half_bits(ref::half_value(static_cast<uint16_t>(b))), b);
 }
 
 TEST(Reference, BFloat16Conversions) {
@@ -67,7 +68,8 @@ TEST(Reference, HandComputedValues) {
     EXPECT_EQ(one(a, params({0}, -HUGE_VAL)), 3);
     EXPECT_EQ(one(a, params({-1}, 0)), 2);
     EXPECT_NEAR(static_cast<double>(one(a, params({0}, 3))), std::cbrt(91.0), 1e-15);
-    EXPECT_NEAR(static_cast<double>(one(a, params({0}, 0.5))), std::pow(std::sqrt(3.0) + 2.0, 2), 1e-14);
+    EXPECT_NEAR(static_cast<double>(one(a, params({0}, 0.5))), std::pow(std::sqrt(3.0) + 2.0, 2),
+                1e-14);
 
     const Array z = make_from(DType::float32, {3}, {0, 0, -1});
     EXPECT_EQ(one(z, params({0}, 0)), 1);
@@ -173,7 +175,8 @@ TEST(Reference, ToleranceIsTight) {
     const long double exact = round_to_dtype(DType::float32, std::sqrt(127.0L));
     EXPECT_EQ(r.lo, exact);
     EXPECT_EQ(r.hi, exact);
-    EXPECT_FALSE(ref::matches(DType::float32, 2, v, std::nextafter(static_cast<float>(exact), 0.0f)));
+    EXPECT_FALSE(
+        ref::matches(DType::float32, 2, v, std::nextafter(static_cast<float>(exact), 0.0f)));
     EXPECT_TRUE(ref::matches(DType::float32, 2, v, exact));
 }
 

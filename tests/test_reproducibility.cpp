@@ -32,7 +32,8 @@ std::vector<Case> reduction_cases() {
     std::vector<Case> cases;
     uint64_t seed = 100;
     for (const Pattern &pat : patterns) {
-        for (DType d : {DType::float32, DType::float16, DType::bfloat16, DType::float64, DType::int32}) {
+        for (DType d :
+             {DType::float32, DType::float16, DType::bfloat16, DType::float64, DType::int32}) {
             const Case base = reduce_case(d, pat.shape, pat.axes, 1, seed++, pat.strides);
             for (double p : {1.0, 2.0, 3.0, 0.5, HUGE_VAL}) cases.push_back(with_p(base, p));
         }
@@ -90,20 +91,17 @@ int count_differences(const std::vector<Case> &cases, const Outputs &ref, const 
 }
 
 bool is_float(DType d) {
-    return d == DType::float32 || d == DType::float16 || d == DType::bfloat16 || d == DType::float64;
+    return d == DType::float32 || d == DType::float16 || d == DType::bfloat16 ||
+           d == DType::float64;
 }
 
 // Precision in bits (t: 2^-t is the unit roundoff u of round to nearest) of a float dtype.
 int precision(DType d) {
     switch (d) {
-        case DType::float16:
-            return 11;
-        case DType::bfloat16:
-            return 8;
-        case DType::float32:
-            return 24;
-        default:
-            return 53;
+    case DType::float16: return 11;
+    case DType::bfloat16: return 8;
+    case DType::float32: return 24;
+    default: return 53;
     }
 }
 
@@ -127,8 +125,8 @@ int precision(DType d) {
 // d into d / p (first order) plus its own error on each side: sqrt is correctly rounded (u),
 // the cube root and pow are within 4u. L1 has no root.
 double relative_bound(const Case &c) {
-    const bool half_acc =
-        c.pooling ? c.dtype != DType::float64 : c.dtype == DType::float16 || c.dtype == DType::bfloat16;
+    const bool half_acc = c.pooling ? c.dtype != DType::float64
+                                    : c.dtype == DType::float16 || c.dtype == DType::bfloat16;
     const double u = std::ldexp(1.0, half_acc ? -24 : -53);
     const double p = c.p();
     const bool pow_terms = !(p == 1 || p == 2 || p == 3 || (c.pooling && p == std::floor(p)));
@@ -170,7 +168,9 @@ double distance(DType d, const unsigned char *a, const unsigned char *b, double 
     std::memcpy(&ub, b, n);
     // Sign-magnitude bits to a line of consecutive integers; long double holds them exactly.
     const uint64_t sign = uint64_t(1) << (8 * n - 1);
-    auto ordered = [sign](uint64_t v) { return v & sign ? -(long double)(v & ~sign) : (long double)v; };
+    auto ordered = [sign](uint64_t v) {
+        return v & sign ? -(long double)(v & ~sign) : (long double)v;
+    };
     return double(std::fabs(ordered(ua) - ordered(ub)));
 }
 
@@ -181,14 +181,15 @@ struct Measured {
 
 std::string group_of(const Case &c) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%-6s %-8s p=%g", c.pooling ? "pool" : "reduce", dtype_name(c.dtype),
-                  c.p());
+    std::snprintf(buf, sizeof buf, "%-6s %-8s p=%g", c.pooling ? "pool" : "reduce",
+                  dtype_name(c.dtype), c.p());
     return buf;
 }
 
 // Compares every output of `got` (one ISA) with `ref` (another) within isa_bound().
 void compare_isas(const std::vector<Case> &cases, const Outputs &ref, const Outputs &got,
-                  const std::string &names, size_t pair, std::map<std::string, Measured> *measured) {
+                  const std::string &names, size_t pair,
+                  std::map<std::string, Measured> *measured) {
     for (size_t i = 0; i < cases.size(); i++) {
         const Case &c = cases[i];
         const size_t size = dtype_size(c.dtype);
@@ -203,8 +204,9 @@ void compare_isas(const std::vector<Case> &cases, const Outputs &ref, const Outp
             m.bound_min = std::min(m.bound_min, bound);
             m.bound_max = std::max(m.bound_max, bound);
             if (units > bound && reported++ < 3) {
-                ADD_FAILURE() << names << ": " << c.name << ": output " << at / size << " differs by "
-                              << units << (is_float(c.dtype) ? " ulps" : "") << ", bound " << bound;
+                ADD_FAILURE() << names << ": " << c.name << ": output " << at / size
+                              << " differs by " << units << (is_float(c.dtype) ? " ulps" : "")
+                              << ", bound " << bound;
             }
         }
     }
@@ -255,8 +257,10 @@ TEST(Reproducibility, RepeatedRunsThreadCountsAndIsas) {
             header += column;
         }
     }
-    std::printf("[ info     ] %zu calls per run; largest difference between ISAs (ulps; integers: units):\n",
-                cases.size());
+    std::printf(
+        "[ info     ] %zu calls per run; largest difference between ISAs (ulps; integers: "
+        "units):\n",
+        cases.size());
     std::printf("    %-24s%s  bound per call\n", "", header.c_str());
     for (const auto &[group, m] : measured) {
         std::printf("    %-24s", group.c_str());

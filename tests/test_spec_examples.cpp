@@ -16,13 +16,14 @@ struct Example {
 const std::vector<Example> kExamples = {
     {{2, 3}, true, {6, 12, 1, 1}},  // "independent reduction in each channel and batch"
     {{2, 3}, false, {6, 12}},
-    {{1}, false, {6, 10, 24}},      // "in each channel and spatial dimensions"
-    {{-2}, false, {6, 12, 24}},     // "in each channel, batch and second spatial dimension"
+    {{1}, false, {6, 10, 24}},   // "in each channel and spatial dimensions"
+    {{-2}, false, {6, 12, 24}},  // "in each channel, batch and second spatial dimension"
 };
 
 // Output element `o` computed directly from the definition: Lp over all input indices j that
 // agree with `o` on the kept dims.
-double direct(const Array &x, const std::vector<bool> &reduced, const std::vector<int64_t> &kept_index, double p) {
+double direct(const Array &x, const std::vector<bool> &reduced,
+              const std::vector<int64_t> &kept_index, double p) {
     const std::vector<int64_t> shape = x.t.shape_vector();
     double acc = 0;
     std::vector<int64_t> j(4);
@@ -70,7 +71,8 @@ TEST(SpecExamples, OpenVinoReduceLp4) {
                 }
                 const double want = direct(x, reduced, kept, p);
                 // float32 rounding of the result: half an ulp, at most 2^-24 relative.
-                EXPECT_NEAR(static_cast<double>(y.at(flat)), want, std::ldexp(want, -23)) << "output " << flat;
+                EXPECT_NEAR(static_cast<double>(y.at(flat)), want, std::ldexp(want, -23))
+                    << "output " << flat;
             }
         }
     }

@@ -72,9 +72,9 @@ int fail_on_seven(void *, int i, uint8_t *closure) {
 
 TEST_P(ThreadPoolTest, FailingTaskCodeComesBack) {
     Counts counts(0, 20);
-    EXPECT_EQ(rt::pool_do_par_for(nullptr, fail_on_seven, 0, 20,
-                                  reinterpret_cast<uint8_t *>(&counts)),
-              -42);
+    EXPECT_EQ(
+        rt::pool_do_par_for(nullptr, fail_on_seven, 0, 20, reinterpret_cast<uint8_t *>(&counts)),
+        -42);
     expect_each_ran_once(counts);  // the other tasks still ran
 }
 
@@ -90,8 +90,7 @@ int nested_task(void *, int, uint8_t *closure) {
 TEST_P(ThreadPoolTest, LoopInsideATask) {
     std::vector<std::unique_ptr<Counts>> inner;
     for (int i = 0; i < 4; i++) inner.push_back(std::make_unique<Counts>(0, 9));
-    ASSERT_EQ(rt::pool_do_par_for(nullptr, nested_task, 0, 4,
-                                  reinterpret_cast<uint8_t *>(&inner)),
+    ASSERT_EQ(rt::pool_do_par_for(nullptr, nested_task, 0, 4, reinterpret_cast<uint8_t *>(&inner)),
               0);
     for (const auto &counts : inner) expect_each_ran_once(*counts);
 }
@@ -120,9 +119,7 @@ TEST_P(ThreadPoolTest, LoopsFromManyThreads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ThreadPoolTest, ::testing::Values(1, 2, 4),
-                         [](const auto &info) {
-                             return "threads" + std::to_string(info.param);
-                         });
+                         [](const auto &info) { return "threads" + std::to_string(info.param); });
 
 }  // namespace
 }  // namespace lpnorm::test

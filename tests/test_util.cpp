@@ -59,12 +59,14 @@ Array make_strided(DType dtype, const std::vector<int64_t> &shape,
     }
     a.storage_elements = empty ? 1 : hi - lo + 1;
     a.storage.assign(static_cast<size_t>(a.storage_elements) * dtype_size(dtype), 0);
-    a.t = Tensor::strided(a.storage.data() + (empty ? 0 : -lo) * static_cast<int64_t>(dtype_size(dtype)),
-                          dtype, shape, strides);
+    a.t = Tensor::strided(
+        a.storage.data() + (empty ? 0 : -lo) * static_cast<int64_t>(dtype_size(dtype)), dtype,
+        shape, strides);
     return a;
 }
 
-Array make_from(DType dtype, const std::vector<int64_t> &shape, const std::vector<long double> &values) {
+Array make_from(DType dtype, const std::vector<int64_t> &shape,
+                const std::vector<long double> &values) {
     Array a = make_array(dtype, shape);
     for (size_t i = 0; i < values.size() && static_cast<int64_t>(i) < a.storage_elements; ++i)
         a.set_at(static_cast<int64_t>(i), values[i]);
@@ -81,7 +83,8 @@ void fill_random(Array *a, uint64_t seed) {
             v = 0;
         } else if (is_floating(d)) {
             v = (static_cast<long double>(r >> 11) / 9007199254740992.0L) * 16 - 8;
-        } else if (d == DType::uint8 || d == DType::uint16 || d == DType::uint32 || d == DType::uint64) {
+        } else if (d == DType::uint8 || d == DType::uint16 || d == DType::uint32 ||
+                   d == DType::uint64) {
             v = static_cast<long double>((r >> 8) % 201);
         } else {
             v = static_cast<long double>(static_cast<int64_t>((r >> 8) % 201) - 100);
@@ -90,12 +93,15 @@ void fill_random(Array *a, uint64_t seed) {
     }
 }
 
-void fill_bytes(Array *a, unsigned char byte) { std::memset(a->storage.data(), byte, a->storage.size()); }
+void fill_bytes(Array *a, unsigned char byte) {
+    std::memset(a->storage.data(), byte, a->storage.size());
+}
 
 const std::vector<DType> &all_dtypes() {
-    static const std::vector<DType> v = {DType::float32, DType::float16, DType::bfloat16, DType::float64,
-                                         DType::int8,    DType::uint8,   DType::int16,    DType::uint16,
-                                         DType::int32,   DType::uint32,  DType::int64,    DType::uint64};
+    static const std::vector<DType> v = {DType::float32, DType::float16, DType::bfloat16,
+                                         DType::float64, DType::int8,    DType::uint8,
+                                         DType::int16,   DType::uint16,  DType::int32,
+                                         DType::uint32,  DType::int64,   DType::uint64};
     return v;
 }
 
@@ -114,22 +120,24 @@ std::string shape_string(const std::vector<int64_t> &shape) {
 
 const char *pattern_name(testing::Pattern p) {
     switch (p) {
-        case testing::Pattern::all: return "all";
-        case testing::Pattern::inner: return "inner";
-        case testing::Pattern::outer: return "outer";
-        case testing::Pattern::middle: return "middle";
-        case testing::Pattern::general: return "general";
-        case testing::Pattern::automatic: return "automatic";
+    case testing::Pattern::all: return "all";
+    case testing::Pattern::inner: return "inner";
+    case testing::Pattern::outer: return "outer";
+    case testing::Pattern::middle: return "middle";
+    case testing::Pattern::general: return "general";
+    case testing::Pattern::automatic: return "automatic";
     }
     return "?";
 }
 
 std::string describe(const Tensor &t, const ReduceParams &params) {
     std::ostringstream s;
-    s << dtype_name(t.dtype) << " shape=" << shape_string(t.shape_vector())
-      << " strides=" << shape_string(std::vector<int64_t>(t.strides, t.strides + std::max(0, std::min(t.rank, kMaxRank))))
-      << " axes=" << shape_string(params.axes) << " p=" << params.p << " keep_dims=" << params.keep_dims
-      << " empty_axes=" << static_cast<int>(params.empty_axes) << " isa=" << isa_name(active_isa());
+    s << dtype_name(t.dtype) << " shape=" << shape_string(t.shape_vector()) << " strides="
+      << shape_string(
+             std::vector<int64_t>(t.strides, t.strides + std::max(0, std::min(t.rank, kMaxRank))))
+      << " axes=" << shape_string(params.axes) << " p=" << params.p
+      << " keep_dims=" << params.keep_dims << " empty_axes=" << static_cast<int>(params.empty_axes)
+      << " isa=" << isa_name(active_isa());
     return s.str();
 }
 
@@ -171,14 +179,16 @@ Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status
 ::testing::AssertionResult check_reduce(const Tensor &input, const ReduceParams &params,
                                         testing::Pattern pattern) {
     const ref::Result expected = ref::reduce(input, params);
-    if (!expected.ok) return ::testing::AssertionFailure() << "reference rejects " << describe(input, params) << ": " << expected.error;
+    if (!expected.ok)
+        return ::testing::AssertionFailure()
+               << "reference rejects " << describe(input, params) << ": " << expected.error;
 
     std::vector<int64_t> shape;
     const Status shape_status = reduce_output_shape(input.shape_vector(), params, &shape);
     if (!shape_status.ok() || shape != expected.shape)
-        return ::testing::AssertionFailure() << describe(input, params) << ": reduce_output_shape gives "
-                                             << shape_string(shape) << " (" << shape_status.message()
-                                             << "), expected " << shape_string(expected.shape);
+        return ::testing::AssertionFailure()
+               << describe(input, params) << ": reduce_output_shape gives " << shape_string(shape)
+               << " (" << shape_status.message() << "), expected " << shape_string(expected.shape);
 
     Array out = make_array(input.dtype, expected.shape);
     fill_bytes(&out, 0xA5);
@@ -186,10 +196,12 @@ Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status
     if (s.code() == ErrorCode::unsupported && backend_lacks_dtype(input.dtype, "reduce"))
         return ::testing::AssertionSuccess();  // the documented answer of a GPU backend
     if (!s.ok())
-        return ::testing::AssertionFailure() << describe(input, params) << ": " << error_code_name(s.code()) << ": " << s.message();
+        return ::testing::AssertionFailure() << describe(input, params) << ": "
+                                             << error_code_name(s.code()) << ": " << s.message();
     if (pattern != testing::Pattern::automatic && testing::last_pattern() != pattern)
-        return ::testing::AssertionFailure() << describe(input, params) << ": forced pattern " << pattern_name(pattern)
-                                             << " but dispatched to " << pattern_name(testing::last_pattern());
+        return ::testing::AssertionFailure()
+               << describe(input, params) << ": forced pattern " << pattern_name(pattern)
+               << " but dispatched to " << pattern_name(testing::last_pattern());
 
     const int64_t n = static_cast<int64_t>(expected.values.size());
     int bad = 0;
@@ -201,14 +213,18 @@ Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status
         if (ref::matches(input.dtype, params.p, e, got)) continue;
         if (bad++ < 4) {
             const ref::Range r = ref::allowed_range(input.dtype, params.p, e);
-            msg << "\n  out[" << i << "] = " << got << ", exact " << e.value << " over " << e.n << " elements, allowed ";
-            if (r.nan) msg << "NaN";
-            else msg << "[" << r.lo << ", " << r.hi << "]";
+            msg << "\n  out[" << i << "] = " << got << ", exact " << e.value << " over " << e.n
+                << " elements, allowed ";
+            if (r.nan)
+                msg << "NaN";
+            else
+                msg << "[" << r.lo << ", " << r.hi << "]";
         }
     }
     if (bad)
-        return ::testing::AssertionFailure() << describe(input, params) << " pattern=" << pattern_name(testing::last_pattern())
-                                             << ": " << bad << " of " << n << " outputs wrong" << msg.str();
+        return ::testing::AssertionFailure()
+               << describe(input, params) << " pattern=" << pattern_name(testing::last_pattern())
+               << ": " << bad << " of " << n << " outputs wrong" << msg.str();
     return ::testing::AssertionSuccess();
 }
 

@@ -9,7 +9,8 @@ namespace {
 std::string describe_case(const Case &c) {
     std::ostringstream s;
     const Tensor &t = c.input->t;
-    s << (c.pooling ? "pool " : "reduce ") << dtype_name(c.dtype) << " " << shape_string(t.shape_vector());
+    s << (c.pooling ? "pool " : "reduce ") << dtype_name(c.dtype) << " "
+      << shape_string(t.shape_vector());
     if (!t.is_contiguous())
         s << " strides " << shape_string(std::vector<int64_t>(t.strides, t.strides + t.rank));
     if (c.pooling) {
@@ -31,8 +32,8 @@ std::string describe_case(const Case &c) {
 
 }  // namespace
 
-Case reduce_case(DType dtype, const std::vector<int64_t> &shape, const std::vector<int64_t> &axes, double p,
-                 uint64_t seed, const std::vector<int64_t> &strides) {
+Case reduce_case(DType dtype, const std::vector<int64_t> &shape, const std::vector<int64_t> &axes,
+                 double p, uint64_t seed, const std::vector<int64_t> &strides) {
     Case c;
     c.dtype = dtype;
     auto input = std::make_shared<Array>(strides.empty() ? make_array(dtype, shape)
@@ -47,8 +48,8 @@ Case reduce_case(DType dtype, const std::vector<int64_t> &shape, const std::vect
     return c;
 }
 
-Case pool_case(DType dtype, const std::vector<int64_t> &shape, const std::vector<int64_t> &kernel, double p,
-               uint64_t seed, void (*edit)(PoolParams &)) {
+Case pool_case(DType dtype, const std::vector<int64_t> &shape, const std::vector<int64_t> &kernel,
+               double p, uint64_t seed, void (*edit)(PoolParams &)) {
     Case c;
     c.dtype = dtype;
     c.pooling = true;

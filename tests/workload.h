@@ -24,11 +24,11 @@ struct Case {
 };
 
 // A reduction of pseudo-random data (fill_random) over a dense or strided input.
-Case reduce_case(DType dtype, const std::vector<int64_t> &shape, const std::vector<int64_t> &axes, double p,
-                 uint64_t seed, const std::vector<int64_t> &strides = {});
+Case reduce_case(DType dtype, const std::vector<int64_t> &shape, const std::vector<int64_t> &axes,
+                 double p, uint64_t seed, const std::vector<int64_t> &strides = {});
 // A pooling of pseudo-random data; `edit` sets the window attributes beyond the kernel.
-Case pool_case(DType dtype, const std::vector<int64_t> &shape, const std::vector<int64_t> &kernel, double p,
-               uint64_t seed, void (*edit)(PoolParams &) = nullptr);
+Case pool_case(DType dtype, const std::vector<int64_t> &shape, const std::vector<int64_t> &kernel,
+               double p, uint64_t seed, void (*edit)(PoolParams &) = nullptr);
 // The same call with another p, on the same input.
 Case with_p(Case c, double p);
 

@@ -27,8 +27,11 @@ bool to_double(const std::string &text, double *out) {
     const char *s = text.c_str();
     char *end = nullptr;
     errno = 0;
-    const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? 0 : std::strtod(s, &end);
-    if (end == nullptr || end == s || *end != '\0' || std::isnan(v) || (errno == ERANGE && std::isinf(v))) {
+    const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0]))
+                         ? 0
+                         : std::strtod(s, &end);
+    if (end == nullptr || end == s || *end != '\0' || std::isnan(v) ||
+        (errno == ERANGE && std::isinf(v))) {
         return false;
     }
     *out = v;
@@ -42,13 +45,14 @@ bool to_int_list(const std::string &text, std::vector<int64_t> *out) {
     size_t start = 0;
     while (true) {
         const size_t comma = text.find(',', start);
-        const std::string item =
-            trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        const std::string item = trim(
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
         char *end = nullptr;
         errno = 0;
-        const bool looks_numeric = !item.empty() && (std::isdigit(static_cast<unsigned char>(item[0])) ||
-                                                     ((item[0] == '-' || item[0] == '+') && item.size() > 1 &&
-                                                      std::isdigit(static_cast<unsigned char>(item[1]))));
+        const bool looks_numeric =
+            !item.empty() && (std::isdigit(static_cast<unsigned char>(item[0])) ||
+                              ((item[0] == '-' || item[0] == '+') && item.size() > 1 &&
+                               std::isdigit(static_cast<unsigned char>(item[1]))));
         const long long v = looks_numeric ? std::strtoll(item.c_str(), &end, 10) : 0;
         if (!looks_numeric || *end != '\0' || errno == ERANGE) return false;
         out->push_back(v);
@@ -59,7 +63,8 @@ bool to_int_list(const std::string &text, std::vector<int64_t> *out) {
 
 }  // namespace
 
-Args::Args(int argc, char **argv, int first, const std::string &command, const std::vector<FlagSpec> &specs) {
+Args::Args(int argc, char **argv, int first, const std::string &command,
+           const std::vector<FlagSpec> &specs) {
     bool flags_done = false;
     for (int i = first; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -76,10 +81,12 @@ Args::Args(int argc, char **argv, int first, const std::string &command, const s
             continue;
         }
         if (arg.compare(0, 2, "--") != 0) {
-            usage_error("unknown option '" + arg + "' for '" + command + "' (flags start with '--')");
+            usage_error("unknown option '" + arg + "' for '" + command +
+                        "' (flags start with '--')");
         }
         const size_t eq = arg.find('=');
-        const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+        const std::string name =
+            arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
         const FlagSpec *spec = nullptr;
         for (const FlagSpec &s : specs) {
             if (s.name == name) spec = &s;
@@ -144,20 +151,24 @@ int parse_count(const std::string &flag, const std::string &text) {
 std::vector<int64_t> parse_axes(const std::string &flag, const std::string &text) {
     std::vector<int64_t> axes;
     if (!to_int_list(text, &axes)) {
-        usage_error("'" + flag + "' must be a comma-separated list of integers (e.g. 2,3 or =-2,-1), not '" +
+        usage_error("'" + flag +
+                    "' must be a comma-separated list of integers (e.g. 2,3 or =-2,-1), not '" +
                     text + "'");
     }
     return axes;
 }
 
-std::vector<int64_t> parse_int_list(const std::string &flag, const std::string &text, int64_t min_value) {
+std::vector<int64_t> parse_int_list(const std::string &flag, const std::string &text,
+                                    int64_t min_value) {
     std::vector<int64_t> values;
     if (!to_int_list(text, &values)) {
-        usage_error("'" + flag + "' must be a comma-separated list of integers (e.g. 3,3), not '" + text + "'");
+        usage_error("'" + flag + "' must be a comma-separated list of integers (e.g. 3,3), not '" +
+                    text + "'");
     }
     for (int64_t v : values) {
         if (v < min_value) {
-            usage_error("'" + flag + "' values must be >= " + std::to_string(min_value) + ", not '" + text + "'");
+            usage_error("'" + flag + "' values must be >= " + std::to_string(min_value) +
+                        ", not '" + text + "'");
         }
     }
     return values;
@@ -175,7 +186,8 @@ AutoPad parse_auto_pad(const std::string &flag, const std::string &text) {
     if (text == "SAME_UPPER" || text == "same_upper") return AutoPad::same_upper;
     if (text == "SAME_LOWER" || text == "same_lower") return AutoPad::same_lower;
     if (text == "VALID" || text == "valid") return AutoPad::valid;
-    usage_error("'" + flag + "' must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, not '" + text + "'");
+    usage_error("'" + flag + "' must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, not '" + text +
+                "'");
 }
 
 PoolMode parse_pool_mode(const std::string &flag, const std::string &text) {
@@ -192,7 +204,8 @@ Overhang parse_overhang(const std::string &flag, const std::string &text) {
 
 DType parse_dtype_name(const std::string &flag, const std::string &text) {
     DType d;
-    if (!parse_dtype(text.c_str(), &d)) usage_error("'" + flag + "' is not a dtype name: '" + text + "'");
+    if (!parse_dtype(text.c_str(), &d))
+        usage_error("'" + flag + "' is not a dtype name: '" + text + "'");
     return d;
 }
 

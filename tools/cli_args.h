@@ -19,7 +19,8 @@ constexpr int kExitUsage = 2;    // bad command line
 // Thrown for any failure; main() prints "lpnorm: error: <what()>" on one line and exits.
 class Error : public std::runtime_error {
 public:
-    Error(int exit_code, const std::string &message) : std::runtime_error(message), exit_code_(exit_code) {}
+    Error(int exit_code, const std::string &message)
+        : std::runtime_error(message), exit_code_(exit_code) {}
     int exit_code() const { return exit_code_; }
 
 private:
@@ -38,7 +39,8 @@ class Args {
 public:
     // Parses argv[first..argc) for `command` (used in messages). Throws Error (kExitUsage) for an
     // unknown flag, a missing value or a flag given twice.
-    Args(int argc, char **argv, int first, const std::string &command, const std::vector<FlagSpec> &specs);
+    Args(int argc, char **argv, int first, const std::string &command,
+         const std::vector<FlagSpec> &specs);
 
     const std::vector<std::string> &positional() const { return positional_; }
     bool has(const std::string &name) const { return values_.count(name) != 0; }
@@ -64,7 +66,8 @@ int parse_count(const std::string &flag, const std::string &text);
 // "2,3", "-2,-1", "" (an empty list); spaces around items are allowed.
 std::vector<int64_t> parse_axes(const std::string &flag, const std::string &text);
 // As parse_axes, with every value >= `min_value`.
-std::vector<int64_t> parse_int_list(const std::string &flag, const std::string &text, int64_t min_value);
+std::vector<int64_t> parse_int_list(const std::string &flag, const std::string &text,
+                                    int64_t min_value);
 // "identity", "reduce_all" (or "reduce-all"), "elementwise".
 EmptyAxes parse_empty_axes(const std::string &flag, const std::string &text);
 // ONNX spelling "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", or the same in lower case.

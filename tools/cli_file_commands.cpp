@@ -42,10 +42,12 @@ npy::Array read_input(const Args &args, const std::string &path) {
     if (args.has("dtype")) options.void2_dtype = parse_dtype_name("--dtype", args.get("dtype"));
     npy::Array in;
     std::string error;
-    if (!npy::read(path, &in, &error, options)) throw Error(kExitFailure, "cannot read '" + path + "': " + error);
+    if (!npy::read(path, &in, &error, options))
+        throw Error(kExitFailure, "cannot read '" + path + "': " + error);
     if (options.void2_dtype && *options.void2_dtype != in.dtype) {
-        throw Error(kExitUsage, "--dtype " + args.get("dtype") + " does not match '" + path + "', which holds " +
-                                    dtype_name(in.dtype) + " (--dtype only reinterprets raw '<V2' data)");
+        throw Error(kExitUsage, "--dtype " + args.get("dtype") + " does not match '" + path +
+                                    "', which holds " + dtype_name(in.dtype) +
+                                    " (--dtype only reinterprets raw '<V2' data)");
     }
     return in;
 }
@@ -53,7 +55,8 @@ npy::Array read_input(const Args &args, const std::string &path) {
 // Runs `op` (reduce or pool) from `in` into a new array of its output shape, writes that to
 // `path` atomically and prints a one-line summary.
 template <typename Params>
-int compute_and_write(const char *name, const npy::Array &in, const std::string &path, const Params &params,
+int compute_and_write(const char *name, const npy::Array &in, const std::string &path,
+                      const Params &params,
                       Status (*output_shape)(const Shape &, const Params &, Shape *),
                       Status (*op)(const Tensor &, const Tensor &, const Params &)) {
     Shape out_shape;
@@ -65,12 +68,13 @@ int compute_and_write(const char *name, const npy::Array &in, const std::string 
         !out.allocate(static_cast<size_t>(out_bytes))) {
         throw Error(kExitFailure, "cannot allocate the output " + npy::shape_string(out_shape));
     }
-    check_status(op(in.tensor(), Tensor::contiguous(out.data(), in.dtype, out_shape), params), name);
+    check_status(op(in.tensor(), Tensor::contiguous(out.data(), in.dtype, out_shape), params),
+                 name);
     if (!npy::write(path, in.dtype, out_shape, out.data(), &error)) {
         throw Error(kExitFailure, "cannot write '" + path + "': " + error);
     }
-    std::printf("%s: %s %s -> %s\n", path.c_str(), dtype_name(in.dtype), npy::shape_string(in.shape).c_str(),
-                npy::shape_string(out_shape).c_str());
+    std::printf("%s: %s %s -> %s\n", path.c_str(), dtype_name(in.dtype),
+                npy::shape_string(in.shape).c_str(), npy::shape_string(out_shape).c_str());
     return kExitOk;
 }
 
@@ -80,13 +84,14 @@ std::string required_pool_flag(const Args &args, const std::string &name, const 
 }
 
 // A per-spatial-dim list: empty (the default) or exactly `count` values.
-std::vector<int64_t> spatial_list(const Args &args, const std::string &name, int64_t min_value, size_t count,
-                                  const std::string &what) {
+std::vector<int64_t> spatial_list(const Args &args, const std::string &name, int64_t min_value,
+                                  size_t count, const std::string &what) {
     const std::string text = args.get(name);
     std::vector<int64_t> values = parse_int_list("--" + name, text, min_value);
     if (!values.empty() && values.size() != count) {
-        throw Error(kExitUsage, "'--" + name + "' needs " + std::to_string(count) + " values (" + what +
-                                    "), got " + std::to_string(values.size()) + ": '" + text + "'");
+        throw Error(kExitUsage, "'--" + name + "' needs " + std::to_string(count) + " values (" +
+                                    what + "), got " + std::to_string(values.size()) + ": '" +
+                                    text + "'");
     }
     return values;
 }
@@ -94,7 +99,8 @@ std::vector<int64_t> spatial_list(const Args &args, const std::string &name, int
 PoolParams pool_params(const Args &args) {
     PoolParams params;
     params.p = parse_positive_finite("--p", required_pool_flag(args, "p", "P (any finite p > 0)"));
-    const std::string kernel = required_pool_flag(args, "kernel", "K,... (the window size per spatial dim)");
+    const std::string kernel =
+        required_pool_flag(args, "kernel", "K,... (the window size per spatial dim)");
     params.kernel = parse_int_list("--kernel", kernel, 1);
     const size_t k = params.kernel.size();
     if (k < 1 || k > 3) {
@@ -106,8 +112,8 @@ PoolParams pool_params(const Args &args) {
     params.pads = spatial_list(args, "pads", 0, 2 * k, "all begins, then all ends");
     if (args.has("auto-pad")) params.auto_pad = parse_auto_pad("--auto-pad", args.get("auto-pad"));
     if (args.has("pads") && params.auto_pad != AutoPad::notset) {
-        throw Error(kExitUsage, "'--pads' cannot be combined with --auto-pad " + args.get("auto-pad") +
-                                    " (only with NOTSET)");
+        throw Error(kExitUsage, "'--pads' cannot be combined with --auto-pad " +
+                                    args.get("auto-pad") + " (only with NOTSET)");
     }
     params.ceil_mode = args.flag("ceil-mode");
     if (args.has("mode")) params.mode = parse_pool_mode("--mode", args.get("mode"));
@@ -118,22 +124,24 @@ PoolParams pool_params(const Args &args) {
 // Pool-specific input checks, so that the message names the file and the flag.
 void check_pool_input(const npy::Array &in, const std::string &path, const PoolParams &params) {
     if (!is_floating(in.dtype)) {
-        throw Error(kExitFailure, "pool takes float32, float64, float16 or bfloat16; '" + path + "' holds " +
-                                      dtype_name(in.dtype));
+        throw Error(kExitFailure, "pool takes float32, float64, float16 or bfloat16; '" + path +
+                                      "' holds " + dtype_name(in.dtype));
     }
     const size_t k = params.kernel.size();
     if (in.shape.size() != k + 2) {
-        throw Error(kExitFailure, "'" + path + "' has shape " + npy::shape_string(in.shape) + ", but --kernel with " +
-                                      std::to_string(k) + " sizes needs rank " + std::to_string(k + 2) +
-                                      " (N, C and " + std::to_string(k) + " spatial dims)");
+        throw Error(kExitFailure, "'" + path + "' has shape " + npy::shape_string(in.shape) +
+                                      ", but --kernel with " + std::to_string(k) +
+                                      " sizes needs rank " + std::to_string(k + 2) + " (N, C and " +
+                                      std::to_string(k) + " spatial dims)");
     }
 }
 
 }  // namespace
 
 int cmd_reduce(int argc, char **argv, const char *usage) {
-    const Args args(argc, argv, 2, "lpnorm reduce",
-                    with_file_flags({{"p", true}, {"axes", true}, {"keep-dims", false}, {"empty-axes", true}}));
+    const Args args(
+        argc, argv, 2, "lpnorm reduce",
+        with_file_flags({{"p", true}, {"axes", true}, {"keep-dims", false}, {"empty-axes", true}}));
     if (args.help()) {
         std::fputs(usage, stdout);
         return kExitOk;
@@ -143,7 +151,8 @@ int cmd_reduce(int argc, char **argv, const char *usage) {
     params.p = args.has("p") ? parse_double("--p", args.get("p")) : 2.0;
     params.axes = parse_axes("--axes", args.get("axes"));
     params.keep_dims = args.flag("keep-dims");
-    if (args.has("empty-axes")) params.empty_axes = parse_empty_axes("--empty-axes", args.get("empty-axes"));
+    if (args.has("empty-axes"))
+        params.empty_axes = parse_empty_axes("--empty-axes", args.get("empty-axes"));
     set_threads(args);
     const npy::Array in = read_input(args, files.in);
     return compute_and_write("reduce", in, files.out, params, reduce_output_shape, reduce);

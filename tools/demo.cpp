@@ -29,10 +29,11 @@ std::vector<float> pattern(int64_t n) {
     return x;
 }
 
-std::vector<float> lpnorm_reduce(const std::vector<float> &x, const Shape &shape, const ReduceParams &params,
-                                 Shape *out_shape) {
+std::vector<float> lpnorm_reduce(const std::vector<float> &x, const Shape &shape,
+                                 const ReduceParams &params, Shape *out_shape) {
     Status s = reduce_output_shape(shape, params, out_shape);
-    std::vector<float> y(s.ok() ? static_cast<size_t>(product(*out_shape, 0, out_shape->size())) : 0);
+    std::vector<float> y(s.ok() ? static_cast<size_t>(product(*out_shape, 0, out_shape->size()))
+                                : 0);
     if (s.ok()) {
         s = reduce(Tensor::contiguous(x.data(), DType::float32, shape),
                    Tensor::contiguous(y.data(), DType::float32, *out_shape), params);
@@ -72,7 +73,8 @@ void naive_l2_3loop(const float *x, int64_t outer, int64_t r, int64_t inner, flo
             const float *row = x + (o * r + k) * inner;
             for (int64_t i = 0; i < inner; ++i) acc[i] += static_cast<double>(row[i]) * row[i];
         }
-        for (int64_t i = 0; i < inner; ++i) y[o * inner + i] = static_cast<float>(std::sqrt(acc[i]));
+        for (int64_t i = 0; i < inner; ++i)
+            y[o * inner + i] = static_cast<float>(std::sqrt(acc[i]));
     }
 }
 
@@ -103,7 +105,8 @@ double median_seconds(Fn fn, int max_runs, double budget_s) {
         const auto t0 = Clock::now();
         fn();
         t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-        if (t.size() >= 3 && std::chrono::duration<double>(Clock::now() - start).count() > budget_s) break;
+        if (t.size() >= 3 && std::chrono::duration<double>(Clock::now() - start).count() > budget_s)
+            break;
     }
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
@@ -112,13 +115,15 @@ double median_seconds(Fn fn, int max_runs, double budget_s) {
 void spec_examples() {
     const Shape shape = {6, 12, 10, 24};
     const std::vector<float> x = pattern(product(shape, 0, shape.size()));
-    std::printf("OpenVINO ReduceL1/ReduceL2 examples: input float32 %s, x[i] = ((i %% 17) - 8) * 0.25\n",
-                npy::shape_string(shape).c_str());
+    std::printf(
+        "OpenVINO ReduceL1/ReduceL2 examples: input float32 %s, x[i] = ((i %% 17) - 8) * 0.25\n",
+        npy::shape_string(shape).c_str());
     struct Case {
         std::vector<int64_t> axes;
         bool keep_dims;
     };
-    for (const Case &c : {Case{{2, 3}, true}, Case{{2, 3}, false}, Case{{1}, false}, Case{{-2}, false}}) {
+    for (const Case &c :
+         {Case{{2, 3}, true}, Case{{2, 3}, false}, Case{{1}, false}, Case{{-2}, false}}) {
         for (double p : {1.0, 2.0}) {
             ReduceParams params;
             params.axes = c.axes;
@@ -127,8 +132,9 @@ void spec_examples() {
             Shape out_shape;
             const std::vector<float> y = lpnorm_reduce(x, shape, params, &out_shape);
             const std::vector<float> ref = naive_reduce_any(x, shape, c.axes, p);
-            std::printf("  p=%g axes=%-6s keep_dims=%-5s -> %-16s y[0..3] =", p, axes_string(c.axes).c_str(),
-                        c.keep_dims ? "true" : "false", npy::shape_string(out_shape).c_str());
+            std::printf("  p=%g axes=%-6s keep_dims=%-5s -> %-16s y[0..3] =", p,
+                        axes_string(c.axes).c_str(), c.keep_dims ? "true" : "false",
+                        npy::shape_string(out_shape).c_str());
             for (size_t i = 0; i < 4 && i < y.size(); ++i) std::printf(" %9.4f", y[i]);
             std::printf("   max rel diff vs naive %.1e\n", max_rel_diff(y, ref));
         }
@@ -150,10 +156,12 @@ void timing_table(const DemoOptions &options) {
     const double budget_s = options.quick ? 0.2 : 1.0;
     const int threads = num_threads();
     std::printf(
-        "\nTiming, float32, p=2: median of up to %d runs; lpnorm with %s, the naive loop on one thread\n",
-        max_runs, threads == 0 ? "one thread per core" : (std::to_string(threads) + " threads").c_str());
-    std::printf("  %-18s %-6s %9s %12s %12s %9s %12s %9s\n", "shape", "axes", "MB", "lpnorm ms", "naive ms",
-                "speed-up", "lpnorm GB/s", "rel diff");
+        "\nTiming, float32, p=2: median of up to %d runs; lpnorm with %s, the naive loop on one "
+        "thread\n",
+        max_runs,
+        threads == 0 ? "one thread per core" : (std::to_string(threads) + " threads").c_str());
+    std::printf("  %-18s %-6s %9s %12s %12s %9s %12s %9s\n", "shape", "axes", "MB", "lpnorm ms",
+                "naive ms", "speed-up", "lpnorm GB/s", "rel diff");
     for (const Case &c : cases) {
         const int64_t n = product(c.shape, 0, c.shape.size());
         const std::vector<float> x = pattern(n);
@@ -163,8 +171,10 @@ void timing_table(const DemoOptions &options) {
         std::vector<float> y = lpnorm_reduce(x, c.shape, params, &out_shape);
         const Tensor in = Tensor::contiguous(x.data(), DType::float32, c.shape);
         const Tensor out = Tensor::contiguous(y.data(), DType::float32, out_shape);
-        const double t_lp = median_seconds([&] { (void)reduce(in, out, params); }, max_runs, budget_s);
-        const size_t a = static_cast<size_t>(c.axes.front()), b = static_cast<size_t>(c.axes.back()) + 1;
+        const double t_lp =
+            median_seconds([&] { (void)reduce(in, out, params); }, max_runs, budget_s);
+        const size_t a = static_cast<size_t>(c.axes.front()),
+                     b = static_cast<size_t>(c.axes.back()) + 1;
         std::vector<float> y_naive(y.size());
         const double t_naive = median_seconds(
             [&] {

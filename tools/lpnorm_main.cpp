@@ -123,8 +123,8 @@ void print_variants() {
         for (int i = 0; i < kIsaSlots; ++i) {
             if (isa_used[i]) std::printf(" %9d", r.count[i]);
             if (r.count[i] > 0 && r.count[i] < kNumDTypes) {
-                partial += "  " + r.op + " " + r.pattern + " " + r.reducer + " " +
-                           column_name(i) + ": " + r.dtypes[i] + "\n";
+                partial += "  " + r.op + " " + r.pattern + " " + r.reducer + " " + column_name(i) +
+                           ": " + r.dtypes[i] + "\n";
             }
         }
         std::printf("\n");
@@ -139,17 +139,19 @@ int cmd_info(int argc, char **argv) {
         return kExitOk;
     }
     if (!args.positional().empty())
-        throw Error(kExitUsage, "'lpnorm info' takes no arguments, got '" + args.positional()[0] + "'");
+        throw Error(kExitUsage,
+                    "'lpnorm info' takes no arguments, got '" + args.positional()[0] + "'");
     std::printf("lpnorm %s\n", version());
-    std::printf("isa: detected %s, active %s (override with LPNORM_ISA=sse41|avx2|avx512|neon|neon_fp16)\n",
-                isa_name(detected_isa()), isa_name(active_isa()));
+    std::printf(
+        "isa: detected %s, active %s (override with LPNORM_ISA=sse41|avx2|avx512|neon|neon_fp16)\n",
+        isa_name(detected_isa()), isa_name(active_isa()));
     std::printf("cpu supports:");
     for (Isa isa : {Isa::sse41, Isa::avx2, Isa::avx512, Isa::neon, Isa::neon_fp16}) {
         std::printf(" %s %s", isa_name(isa), cpu_supports(isa) ? "yes" : "no");
     }
     const int threads = num_threads();
-    std::printf("\nthreads: %d%s (hardware threads: %u)\n", threads, threads == 0 ? " = one per core" : "",
-                std::thread::hardware_concurrency());
+    std::printf("\nthreads: %d%s (hardware threads: %u)\n", threads,
+                threads == 0 ? " = one per core" : "", std::thread::hardware_concurrency());
     std::printf("backend: %s (override with LPNORM_BACKEND=cpu|opencl|cuda)\n",
                 backend_name(backend_override()));
     for (const BackendStatus &b : backends()) {
@@ -167,7 +169,8 @@ int cmd_demo(int argc, char **argv) {
         return kExitOk;
     }
     if (!args.positional().empty())
-        throw Error(kExitUsage, "'lpnorm demo' takes no arguments, got '" + args.positional()[0] + "'");
+        throw Error(kExitUsage,
+                    "'lpnorm demo' takes no arguments, got '" + args.positional()[0] + "'");
     set_threads(args);
     DemoOptions options;
     options.quick = args.flag("quick");
@@ -189,8 +192,8 @@ int run(int argc, char **argv) {
     if (command == "pool") return cmd_pool(argc, argv, kUsage);
     if (command == "info") return cmd_info(argc, argv);
     if (command == "demo") return cmd_demo(argc, argv);
-    throw Error(kExitUsage,
-                "unknown command '" + command + "' (commands: reduce, pool, info, demo; see lpnorm --help)");
+    throw Error(kExitUsage, "unknown command '" + command +
+                                "' (commands: reduce, pool, info, demo; see lpnorm --help)");
 }
 
 // Keeps the error to one line.

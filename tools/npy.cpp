@@ -28,10 +28,12 @@ struct DTypeInfo {
 };
 
 constexpr DTypeInfo kDTypes[] = {
-    {DType::float32, 'f', 4, "<f4"}, {DType::float16, 'f', 2, "<f2"}, {DType::bfloat16, 'V', 2, "<V2"},
-    {DType::float64, 'f', 8, "<f8"}, {DType::int8, 'i', 1, "|i1"},    {DType::uint8, 'u', 1, "|u1"},
-    {DType::int16, 'i', 2, "<i2"},   {DType::uint16, 'u', 2, "<u2"},  {DType::int32, 'i', 4, "<i4"},
-    {DType::uint32, 'u', 4, "<u4"},  {DType::int64, 'i', 8, "<i8"},   {DType::uint64, 'u', 8, "<u8"},
+    {DType::float32, 'f', 4, "<f4"},  {DType::float16, 'f', 2, "<f2"},
+    {DType::bfloat16, 'V', 2, "<V2"}, {DType::float64, 'f', 8, "<f8"},
+    {DType::int8, 'i', 1, "|i1"},     {DType::uint8, 'u', 1, "|u1"},
+    {DType::int16, 'i', 2, "<i2"},    {DType::uint16, 'u', 2, "<u2"},
+    {DType::int32, 'i', 4, "<i4"},    {DType::uint32, 'u', 4, "<u4"},
+    {DType::int64, 'i', 8, "<i8"},    {DType::uint64, 'u', 8, "<u8"},
 };
 
 const DTypeInfo &info(DType dtype) {
@@ -71,7 +73,8 @@ public:
             if (key == "descr") {
                 if (peek() == '[')
                     return fail(error, "structured dtypes (a list as 'descr') are not supported");
-                if (!parse_string(&out->descr)) return fail(error, "header 'descr' is not a string");
+                if (!parse_string(&out->descr))
+                    return fail(error, "header 'descr' is not a string");
                 have_descr = true;
             } else if (key == "fortran_order") {
                 if (!parse_bool(&out->fortran_order))
@@ -91,7 +94,8 @@ public:
             }
         }
         skip_ws();
-        if (pos_ != s_.size()) return fail(error, "header has text after the dict: " + quoted_excerpt());
+        if (pos_ != s_.size())
+            return fail(error, "header has text after the dict: " + quoted_excerpt());
         if (!have_descr) return fail(error, "header has no 'descr' key");
         if (!have_order) return fail(error, "header has no 'fortran_order' key");
         if (!have_shape) return fail(error, "header has no 'shape' key");
@@ -109,7 +113,8 @@ private:
         while (pos_ < s_.size() && std::strchr(" \t\r\n", s_[pos_]) != nullptr) ++pos_;
     }
     std::string quoted_excerpt() const {
-        return pos_ >= s_.size() ? std::string("the end of the header") : "'" + s_.substr(pos_, 20) + "'";
+        return pos_ >= s_.size() ? std::string("the end of the header")
+                                 : "'" + s_.substr(pos_, 20) + "'";
     }
     bool parse_string(std::string *out) {
         char q = peek();
@@ -138,19 +143,20 @@ private:
         while (!eat(')')) {
             if (shape->size() >= static_cast<size_t>(kMaxRank)) {
                 return fail(error, "shape has more than " + std::to_string(kMaxRank) +
-                                       " dimensions (lpnorm supports rank 0.." + std::to_string(kMaxRank) +
-                                       ")");
+                                       " dimensions (lpnorm supports rank 0.." +
+                                       std::to_string(kMaxRank) + ")");
             }
             if (peek() == '-') return fail(error, "shape has a negative dimension");
             if (!std::isdigit(static_cast<unsigned char>(peek()))) {
-                return fail(error, "header 'shape' has a non-integer entry near " + quoted_excerpt());
+                return fail(error,
+                            "header 'shape' has a non-integer entry near " + quoted_excerpt());
             }
             int64_t v = 0;
             while (std::isdigit(static_cast<unsigned char>(peek()))) {
                 int digit = s_[pos_++] - '0';
                 if (v > (std::numeric_limits<int64_t>::max() - digit) / 10) {
-                    return fail(
-                        error, "shape dimension " + std::to_string(shape->size()) + " does not fit in int64");
+                    return fail(error, "shape dimension " + std::to_string(shape->size()) +
+                                           " does not fit in int64");
                 }
                 v = v * 10 + digit;
             }
@@ -177,7 +183,8 @@ uint32_t read_le(const unsigned char *p, int bytes) {
 }
 
 void byte_swap_in_place(uint8_t *data, size_t bytes, int item_size) {
-    for (size_t i = 0; i + item_size <= bytes; i += item_size) std::reverse(data + i, data + i + item_size);
+    for (size_t i = 0; i + item_size <= bytes; i += item_size)
+        std::reverse(data + i, data + i + item_size);
 }
 
 std::string error_text(int err) { return std::strerror(err); }
@@ -228,8 +235,8 @@ bool parse_header(const std::string &text, Header *out, std::string *error) {
 
 const char *descr_for(DType dtype) { return info(dtype).descr; }
 
-bool dtype_from_descr(const std::string &descr, const ReadOptions &options, DType *dtype, bool *byte_swap,
-                      std::string *error) {
+bool dtype_from_descr(const std::string &descr, const ReadOptions &options, DType *dtype,
+                      bool *byte_swap, std::string *error) {
     *byte_swap = false;
     if (descr == "bfloat16") {
         *dtype = DType::bfloat16;
@@ -264,7 +271,8 @@ bool dtype_from_descr(const std::string &descr, const ReadOptions &options, DTyp
         return true;
     }
     if (kind == 'b' || kind == '?')
-        return fail(error, "bool arrays ('" + descr + "') are not supported; convert with astype(np.uint8)");
+        return fail(error, "bool arrays ('" + descr +
+                               "') are not supported; convert with astype(np.uint8)");
     for (const DTypeInfo &i : kDTypes) {
         if (i.kind == kind && i.size == size) {
             *dtype = i.dtype;
@@ -272,11 +280,13 @@ bool dtype_from_descr(const std::string &descr, const ReadOptions &options, DTyp
             return true;
         }
     }
-    return fail(error, "unsupported dtype descr '" + descr +
-                           "' (supported: float16/32/64, int8..int64, uint8..uint64, bfloat16 as '<V2')");
+    return fail(error,
+                "unsupported dtype descr '" + descr +
+                    "' (supported: float16/32/64, int8..int64, uint8..uint64, bfloat16 as '<V2')");
 }
 
-bool byte_count(const std::vector<int64_t> &shape, DType dtype, int64_t *bytes, std::string *error) {
+bool byte_count(const std::vector<int64_t> &shape, DType dtype, int64_t *bytes,
+                std::string *error) {
     if (shape.size() > static_cast<size_t>(kMaxRank)) {
         return fail(error, "rank " + std::to_string(shape.size()) + " is above the maximum " +
                                std::to_string(kMaxRank));
@@ -320,12 +330,13 @@ bool read(std::istream &f, Array *out, std::string *error, const ReadOptions &op
     if (have < 8) return fail(error, "truncated header (file ends before the format version)");
     const int major = prefix[6], minor = prefix[7];
     if ((major != 1 && major != 2 && major != 3) || minor != 0) {
-        return fail(error,
-                    "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+        return fail(error, "unsupported .npy format version " + std::to_string(major) + "." +
+                               std::to_string(minor));
     }
     const int len_bytes = major == 1 ? 2 : 4;
     const int64_t header_start = 8 + len_bytes;
-    if (have < header_start) return fail(error, "truncated header (file ends inside the header length)");
+    if (have < header_start)
+        return fail(error, "truncated header (file ends inside the header length)");
     const uint32_t header_len = read_le(prefix + 8, len_bytes);
     if (header_len > kMaxHeaderBytes) {
         return fail(error, "header length " + std::to_string(header_len) + " is larger than the " +
@@ -333,7 +344,8 @@ bool read(std::istream &f, Array *out, std::string *error, const ReadOptions &op
     }
     if (header_start + header_len > file_size) {
         return fail(error, "truncated header (header length " + std::to_string(header_len) +
-                               " runs past the end of the " + std::to_string(file_size) + "-byte file)");
+                               " runs past the end of the " + std::to_string(file_size) +
+                               "-byte file)");
     }
     std::string text(header_len, '\0');
     f.seekg(header_start, std::ios::beg);
@@ -349,16 +361,17 @@ bool read(std::istream &f, Array *out, std::string *error, const ReadOptions &op
     if (!byte_count(header.shape, out->dtype, &bytes, error)) return false;
     const int64_t data_start = header_start + header_len;
     if (file_size - data_start < bytes) {
-        return fail(error, "data is " + std::to_string(file_size - data_start) + " bytes but shape " +
-                               shape_string(header.shape) + " of '" + header.descr + "' needs " +
-                               std::to_string(bytes));
+        return fail(error, "data is " + std::to_string(file_size - data_start) +
+                               " bytes but shape " + shape_string(header.shape) + " of '" +
+                               header.descr + "' needs " + std::to_string(bytes));
     }
     if (!out->data.allocate(static_cast<size_t>(bytes))) {
         return fail(error, "out of memory allocating " + std::to_string(bytes) + " bytes");
     }
     f.read(reinterpret_cast<char *>(out->data.data()), bytes);
     if (!f) return fail(error, "cannot read " + std::to_string(bytes) + " data bytes");
-    if (swap) byte_swap_in_place(out->data.data(), static_cast<size_t>(bytes), info(out->dtype).size);
+    if (swap)
+        byte_swap_in_place(out->data.data(), static_cast<size_t>(bytes), info(out->dtype).size);
     out->shape = header.shape;
     out->fortran_order = header.fortran_order;
     return true;
@@ -409,8 +422,8 @@ bool encode(DType dtype, const std::vector<int64_t> &shape, const void *data, st
     return true;
 }
 
-bool write(const std::string &path, DType dtype, const std::vector<int64_t> &shape, const void *data,
-           std::string *error) {
+bool write(const std::string &path, DType dtype, const std::vector<int64_t> &shape,
+           const void *data, std::string *error) {
     int64_t n = 0;
     if (!check_array(dtype, shape, data, &n, error)) return false;
     const std::string header = header_bytes(dtype, shape);

@@ -81,8 +81,8 @@ bool parse_header(const std::string &text, Header *out, std::string *error);
 const char *descr_for(DType dtype);
 
 // Maps a descr to a dtype. *byte_swap is set for big-endian multi-byte data.
-bool dtype_from_descr(const std::string &descr, const ReadOptions &options, DType *dtype, bool *byte_swap,
-                      std::string *error);
+bool dtype_from_descr(const std::string &descr, const ReadOptions &options, DType *dtype,
+                      bool *byte_swap, std::string *error);
 
 // Bytes needed for `shape` of `dtype`; false (with an error naming the shape) on overflow of
 // int64, negative dimensions or rank above kMaxRank.
@@ -96,8 +96,8 @@ bool read(const std::string &path, Array *out, std::string *error, const ReadOpt
 bool read(std::istream &in, Array *out, std::string *error, const ReadOptions &options = {});
 
 // Writes a dense row-major array atomically (temporary file + rename).
-bool write(const std::string &path, DType dtype, const std::vector<int64_t> &shape, const void *data,
-           std::string *error);
+bool write(const std::string &path, DType dtype, const std::vector<int64_t> &shape,
+           const void *data, std::string *error);
 
 // The whole file content `write` would produce (header and data), for tests and tools.
 bool encode(DType dtype, const std::vector<int64_t> &shape, const void *data, std::string *bytes,

@@ -11,8 +11,9 @@ int main() {
     // x[i][j] = j - 1 for a [2, 3] tensor: each row is {-1, 0, 1}.
     std::vector<float> x = {-1, 0, 1, -1, 0, 1};
     std::vector<float> y(2);
-    lpnorm::Status s = lpnorm::openvino::reduce_l2(lpnorm::Tensor::contiguous(x.data(), lpnorm::DType::float32, {2, 3}),
-                                                   {1}, lpnorm::Tensor::contiguous(y.data(), lpnorm::DType::float32, {2}));
+    lpnorm::Status s = lpnorm::openvino::reduce_l2(
+        lpnorm::Tensor::contiguous(x.data(), lpnorm::DType::float32, {2, 3}), {1},
+        lpnorm::Tensor::contiguous(y.data(), lpnorm::DType::float32, {2}));
     if (!s.ok()) {
         std::fprintf(stderr, "reduce_l2 failed: %s\n", s.message().c_str());
         return 1;

@@ -64,9 +64,9 @@ inline Status check_array(const char *field, const std::vector<uint32_t> &v, uin
     }
     for (size_t i = 0; i < v.size(); i++) {
         if (v[i] < min) {
-            return invalid(std::string(field) + "[" + std::to_string(i) + "] = " +
-                           std::to_string(v[i]) + " must be >= " + std::to_string(min) + " (" +
-                           op + ")");
+            return invalid(std::string(field) + "[" + std::to_string(i) +
+                           "] = " + std::to_string(v[i]) + " must be >= " + std::to_string(min) +
+                           " (" + op + ")");
         }
     }
     return Status::Ok();
@@ -104,13 +104,13 @@ inline Status check_tensors(const Tensor &input, const Tensor &output, uint32_t 
     if (output.dtype != input.dtype) {
         return Status(ErrorCode::dtype_mismatch,
                       std::string("OutputTensor.DataType = ") + dtype_name(output.dtype) +
-                          " differs from InputTensor.DataType = " + dtype_name(input.dtype) +
-                          " (" + op + ")");
+                          " differs from InputTensor.DataType = " + dtype_name(input.dtype) + " (" +
+                          op + ")");
     }
     if (output.rank != rank) {
-        return Status(ErrorCode::shape_mismatch,
-                      "OutputTensor has " + std::to_string(output.rank) +
-                          " dimensions; InputTensor has " + std::to_string(rank) + " (" + op + ")");
+        return Status(ErrorCode::shape_mismatch, "OutputTensor has " + std::to_string(output.rank) +
+                                                     " dimensions; InputTensor has " +
+                                                     std::to_string(rank) + " (" + op + ")");
     }
     return Status::Ok();
 }
@@ -151,10 +151,10 @@ inline Status check_output_sizes(const Tensor &input, const Tensor &output,
     for (size_t i = 0; i < expected.size(); i++) {
         if (output.shape[i] != expected[i]) {
             return Status(ErrorCode::shape_mismatch,
-                          "OutputTensor.Sizes[" + std::to_string(i) + "] = " +
-                              std::to_string(output.shape[i]) + " differs from the expected " +
-                              std::to_string(expected[i]) + " = " + size_formula(i, dilated) +
-                              " (" + op + ")");
+                          "OutputTensor.Sizes[" + std::to_string(i) +
+                              "] = " + std::to_string(output.shape[i]) +
+                              " differs from the expected " + std::to_string(expected[i]) + " = " +
+                              size_formula(i, dilated) + " (" + op + ")");
         }
     }
     return Status::Ok();
@@ -177,9 +177,9 @@ inline Status run(const Tensor &input, const Tensor &output, const LpPooling1Ope
 // DML_OPERATOR_LP_POOLING: output = LpPool(input), output sizes as the caller gives them.
 inline Status lp_pooling(const Tensor &input, const Tensor &output,
                          const LpPoolingOperatorDesc &desc) {
-    const LpPooling1OperatorDesc d{desc.DimensionCount, desc.Strides,    desc.WindowSize,
-                                   desc.StartPadding,   desc.EndPadding, {},
-                                   desc.P};
+    const LpPooling1OperatorDesc d{
+        desc.DimensionCount, desc.Strides, desc.WindowSize, desc.StartPadding,
+        desc.EndPadding,     {},           desc.P};
     return detail::run(input, output, d, false, "DML_OPERATOR_LP_POOLING");
 }
 

@@ -78,7 +78,10 @@ typedef enum lpnorm_auto_pad {
 
 typedef enum lpnorm_pool_mode { LPNORM_POOL_ABS = 0, LPNORM_POOL_SIGNED_POW = 1 } lpnorm_pool_mode;
 
-typedef enum lpnorm_overhang { LPNORM_OVERHANG_SUM = 0, LPNORM_OVERHANG_RESCALE = 1 } lpnorm_overhang;
+typedef enum lpnorm_overhang {
+    LPNORM_OVERHANG_SUM = 0,
+    LPNORM_OVERHANG_RESCALE = 1
+} lpnorm_overhang;
 
 /* Lp pooling attributes; see lpnorm::PoolParams in lpnorm.h. Array fields hold
  * `spatial_dims` values (pads: 2 * spatial_dims, all begins then all ends); NULL strides or

@@ -43,14 +43,14 @@ inline Status to_params(const char *op, DType dtype, const ReduceAttributes &a, 
                       "keepdims = " + std::to_string(a.keepdims) + " must be 0 or 1 for " + name);
     }
     if (a.noop_with_empty_axes != 0 && a.noop_with_empty_axes != 1) {
-        return Status(ErrorCode::invalid_argument, "noop_with_empty_axes = " +
-                                                       std::to_string(a.noop_with_empty_axes) +
-                                                       " must be 0 or 1 for " + name);
+        return Status(ErrorCode::invalid_argument,
+                      "noop_with_empty_axes = " + std::to_string(a.noop_with_empty_axes) +
+                          " must be 0 or 1 for " + name);
     }
     if (a.noop_with_empty_axes != 0 && a.opset < 18) {
-        return Status(ErrorCode::invalid_argument,
-                      "noop_with_empty_axes = 1 is not an attribute of " + name +
-                          " (added in opset 18)");
+        return Status(
+            ErrorCode::invalid_argument,
+            "noop_with_empty_axes = 1 is not an attribute of " + name + " (added in opset 18)");
     }
     // Type constraint T: uint32, uint64, int32, int64, float16, float, double; + bfloat16 at 13.
     const bool allowed = dtype == DType::uint32 || dtype == DType::uint64 ||
@@ -58,14 +58,15 @@ inline Status to_params(const char *op, DType dtype, const ReduceAttributes &a, 
                          dtype == DType::float16 || dtype == DType::float32 ||
                          dtype == DType::float64 || (dtype == DType::bfloat16 && a.opset >= 13);
     if (!allowed) {
-        return Status(ErrorCode::invalid_argument, std::string("data.dtype = ") +
-                                                       dtype_name(dtype) +
-                                                       " is not allowed by ONNX " + name);
+        return Status(
+            ErrorCode::invalid_argument,
+            std::string("data.dtype = ") + dtype_name(dtype) + " is not allowed by ONNX " + name);
     }
     params->axes = a.axes;
     params->p = p;
     params->keep_dims = a.keepdims == 1;
-    params->empty_axes = a.noop_with_empty_axes == 1 ? EmptyAxes::elementwise : EmptyAxes::reduce_all;
+    params->empty_axes =
+        a.noop_with_empty_axes == 1 ? EmptyAxes::elementwise : EmptyAxes::reduce_all;
     return Status::Ok();
 }
 
@@ -95,7 +96,6 @@ inline Status reduce_output_shape(const std::vector<int64_t> &shape, DType dtype
     Status s = detail::to_params("ReduceL1/ReduceL2", dtype, a, 2.0, &params);
     return s.ok() ? lpnorm::reduce_output_shape(shape, params, out) : s;
 }
-
 
 // ---- LpPool / GlobalLpPool -----------------------------------------------------------------
 //
@@ -142,9 +142,7 @@ inline int lp_pool_version(int64_t opset) {
     return opset >= 22 ? 22 : opset >= 18 ? 18 : opset >= 11 ? 11 : opset >= 2 ? 2 : 1;
 }
 
-inline int global_lp_pool_version(int64_t opset) {
-    return opset >= 22 ? 22 : opset >= 2 ? 2 : 1;
-}
+inline int global_lp_pool_version(int64_t opset) { return opset >= 22 ? 22 : opset >= 2 ? 2 : 1; }
 
 inline Status invalid(const std::string &message) {
     return Status(ErrorCode::invalid_argument, message);
@@ -233,9 +231,8 @@ inline Status check_kernel_shape(const std::vector<int64_t> &kernel_shape, int r
 }
 
 // An INTS attribute: absent, or `count` values, each >= `min`.
-inline Status check_ints(const char *attr, const std::vector<int64_t> &v, size_t count,
-                         int64_t min, const std::vector<int64_t> &kernel_shape,
-                         const std::string &op) {
+inline Status check_ints(const char *attr, const std::vector<int64_t> &v, size_t count, int64_t min,
+                         const std::vector<int64_t> &kernel_shape, const std::string &op) {
     if (!v.empty() && v.size() != count) {
         return invalid(std::string(attr) + " = " + adapter_text::list(v) + " has " +
                        std::to_string(v.size()) + " values; " + op + " with kernel_shape = " +
@@ -243,9 +240,9 @@ inline Status check_ints(const char *attr, const std::vector<int64_t> &v, size_t
     }
     for (size_t i = 0; i < v.size(); i++) {
         if (v[i] < min) {
-            return invalid(std::string(attr) + "[" + std::to_string(i) + "] = " +
-                           std::to_string(v[i]) + " must be >= " + std::to_string(min) + " (" +
-                           op + ")");
+            return invalid(std::string(attr) + "[" + std::to_string(i) +
+                           "] = " + std::to_string(v[i]) + " must be >= " + std::to_string(min) +
+                           " (" + op + ")");
         }
     }
     return Status::Ok();

@@ -72,7 +72,9 @@ struct Tensor {
     // True when the strides are the dense row-major strides of the shape (always, for a tensor
     // without elements).
     bool is_contiguous() const;
-    std::vector<int64_t> shape_vector() const { return std::vector<int64_t>(shape, shape + (rank > 0 && rank <= kMaxRank ? rank : 0)); }
+    std::vector<int64_t> shape_vector() const {
+        return std::vector<int64_t>(shape, shape + (rank > 0 && rank <= kMaxRank ? rank : 0));
+    }
 };
 
 }  // namespace lpnorm

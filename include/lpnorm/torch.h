@@ -27,8 +27,8 @@ inline Status expand(const char *fn, const char *name, const std::vector<int64_t
     }
     for (size_t i = 0; i < v.size(); i++) {
         if (v[i] < 1) {
-            return invalid(std::string(name) + "[" + std::to_string(i) + "] = " +
-                           std::to_string(v[i]) + " must be >= 1 (" + fn + ")");
+            return invalid(std::string(name) + "[" + std::to_string(i) +
+                           "] = " + std::to_string(v[i]) + " must be >= 1 (" + fn + ")");
         }
     }
     out->assign(k, v[0]);
@@ -54,7 +54,7 @@ inline Status to_pool_params(const char *fn, size_t k, double norm_type,
     }
     params->ceil_mode = ceil_mode;
     params->p = norm_type;
-    params->mode = PoolMode::signed_pow;  // input.pow(norm_type), no abs
+    params->mode = PoolMode::signed_pow;   // input.pow(norm_type), no abs
     params->overhang = Overhang::rescale;  // avg_pool's divisor times prod(kernel_size)
     return Status::Ok();
 }

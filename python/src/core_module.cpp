@@ -99,8 +99,8 @@ lpnorm::ReduceParams reduce_params(const std::vector<int64_t> &axes, double p, b
 lpnorm::PoolParams pool_params(const std::vector<int64_t> &kernel,
                                const std::vector<int64_t> &strides,
                                const std::vector<int64_t> &pads,
-                               const std::vector<int64_t> &dilations, int auto_pad,
-                               bool ceil_mode, double p, int mode, int overhang) {
+                               const std::vector<int64_t> &dilations, int auto_pad, bool ceil_mode,
+                               double p, int mode, int overhang) {
     lpnorm::PoolParams params;
     params.kernel = kernel;
     params.strides = strides;
@@ -115,8 +115,8 @@ lpnorm::PoolParams pool_params(const std::vector<int64_t> &kernel,
 }
 
 std::vector<int64_t> reduce_output_shape(const std::vector<int64_t> &shape,
-                                         const std::vector<int64_t> &axes, double p,
-                                         bool keepdims, int empty_axes) {
+                                         const std::vector<int64_t> &axes, double p, bool keepdims,
+                                         int empty_axes) {
     std::vector<int64_t> out;
     check(lpnorm::reduce_output_shape(shape, reduce_params(axes, p, keepdims, empty_axes), &out));
     return out;
@@ -142,7 +142,8 @@ std::vector<int64_t> pool_output_shape(const std::vector<int64_t> &shape,
                                        bool ceil_mode, double p, int mode, int overhang) {
     std::vector<int64_t> out;
     check(lpnorm::pool_output_shape(
-        shape, pool_params(kernel, strides, pads, dilations, auto_pad, ceil_mode, p, mode, overhang),
+        shape,
+        pool_params(kernel, strides, pads, dilations, auto_pad, ceil_mode, p, mode, overhang),
         &out));
     return out;
 }
@@ -183,11 +184,18 @@ void torch_lp_pool(int spatial, const InArray &x, const OutArray &out, double no
     {
         nb::gil_scoped_release unlocked;
         switch (spatial) {
-        case 1: s = lpnorm::torch::lp_pool1d(in, o, norm_type, kernel_size, stride, ceil_mode); break;
-        case 2: s = lpnorm::torch::lp_pool2d(in, o, norm_type, kernel_size, stride, ceil_mode); break;
-        case 3: s = lpnorm::torch::lp_pool3d(in, o, norm_type, kernel_size, stride, ceil_mode); break;
-        default: s = lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
-                                    "spatial = " + std::to_string(spatial) + " is not 1, 2 or 3");
+        case 1:
+            s = lpnorm::torch::lp_pool1d(in, o, norm_type, kernel_size, stride, ceil_mode);
+            break;
+        case 2:
+            s = lpnorm::torch::lp_pool2d(in, o, norm_type, kernel_size, stride, ceil_mode);
+            break;
+        case 3:
+            s = lpnorm::torch::lp_pool3d(in, o, norm_type, kernel_size, stride, ceil_mode);
+            break;
+        default:
+            s = lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
+                               "spatial = " + std::to_string(spatial) + " is not 1, 2 or 3");
         }
     }
     check(s);

@@ -22,11 +22,22 @@ void add_openvino_rows(std::vector<Row> *rows) {
     };
     const std::vector<Case> cases = {
         {"validate.axis_range", "axis out of range", {0, 4}, {"axes[1] = 4", "rank 4"}},
-        {"validate.axis_repeat", "axis repeated by its negative form", {3, -1}, {"axes[1] = -1", "axes[0] = 3"}},
-        {"validate.output_shape", "empty axes are the identity", {}, {"output.shape = []", "expected [2, 3, 6, 8]"},
-         {}, ErrorCode::shape_mismatch},
-        {"validate.output_shape", "keep_dims defaults to false", {2, 3},
-         {"output.shape = [2, 3, 1, 1]", "expected [2, 3]"}, {2, 3, 1, 1}, ErrorCode::shape_mismatch},
+        {"validate.axis_repeat",
+         "axis repeated by its negative form",
+         {3, -1},
+         {"axes[1] = -1", "axes[0] = 3"}},
+        {"validate.output_shape",
+         "empty axes are the identity",
+         {},
+         {"output.shape = []", "expected [2, 3, 6, 8]"},
+         {},
+         ErrorCode::shape_mismatch},
+        {"validate.output_shape",
+         "keep_dims defaults to false",
+         {2, 3},
+         {"output.shape = [2, 3, 1, 1]", "expected [2, 3]"},
+         {2, 3, 1, 1},
+         ErrorCode::shape_mismatch},
     };
     for (const Case &c : cases) {
         for (const std::string op : {"l1", "l2", "lp"}) {
@@ -40,15 +51,23 @@ void add_openvino_rows(std::vector<Row> *rows) {
                              c.code, c.fragments});
         }
         if (c.code == kInvalid) {
-            rows->push_back({"openvino::reduce_output_shape", c.site, c.name,
-                             [c](Buffers &b) { return of(openvino::reduce_output_shape(kShape, c.axes, false, &b.shape_out)); },
-                             c.code, c.fragments});
+            rows->push_back(
+                {"openvino::reduce_output_shape", c.site, c.name,
+                 [c](Buffers &b) {
+                     return of(openvino::reduce_output_shape(kShape, c.axes, false, &b.shape_out));
+                 },
+                 c.code, c.fragments});
         }
     }
     for (int64_t p : {3, 0, -1}) {
-        rows->push_back({"openvino::reduce_lp", "openvino.reduce_lp_p", "p = " + std::to_string(p),
-                         [p](Buffers &b) { return of(openvino::reduce_lp(b.x(kShape), {3}, p, b.y({2, 3, 6}))); },
-                         kInvalid, {"p = " + std::to_string(p), "1 or 2"}});
+        rows->push_back({"openvino::reduce_lp",
+                         "openvino.reduce_lp_p",
+                         "p = " + std::to_string(p),
+                         [p](Buffers &b) {
+                             return of(openvino::reduce_lp(b.x(kShape), {3}, p, b.y({2, 3, 6})));
+                         },
+                         kInvalid,
+                         {"p = " + std::to_string(p), "1 or 2"}});
     }
 }
 
@@ -59,58 +78,143 @@ struct DmlCase {
     ErrorCode code = kInvalid;
     std::vector<int64_t> shape = kShape, out_shape = {2, 3, 3, 4};
     DType dtype = DType::float32, out_dtype = DType::float32;
-    bool dilated_only = false;       // a LP_POOLING1 field
-    std::string dilated_fragment;    // replaces the last fragment for LP_POOLING1
+    bool dilated_only = false;     // a LP_POOLING1 field
+    std::string dilated_fragment;  // replaces the last fragment for LP_POOLING1
 };
 
 void add_directml_rows(std::vector<Row> *rows) {
     using D = directml::LpPooling1OperatorDesc;
     const std::string sizes3 = "(InputTensor.Sizes[3] + StartPadding[1] + EndPadding[1] - ";
     std::vector<DmlCase> cases = {
-        {"dml.dimension_count", "DimensionCount 1", [](D &d) { d.DimensionCount = 1; }, {"DimensionCount = 1", "({op})"}},
-        {"dml.dimension_count", "DimensionCount 4", [](D &d) { d.DimensionCount = 4; }, {"DimensionCount = 4"}},
-        {"dml.array_count", "one stride", [](D &d) { d.Strides = {2}; },
+        {"dml.dimension_count",
+         "DimensionCount 1",
+         [](D &d) { d.DimensionCount = 1; },
+         {"DimensionCount = 1", "({op})"}},
+        {"dml.dimension_count",
+         "DimensionCount 4",
+         [](D &d) { d.DimensionCount = 4; },
+         {"DimensionCount = 4"}},
+        {"dml.array_count",
+         "one stride",
+         [](D &d) { d.Strides = {2}; },
          {"Strides = [2]", "has 1 values", "DimensionCount = 2", "({op})"}},
-        {"dml.array_count", "three window sizes", [](D &d) { d.WindowSize = {2, 2, 2}; },
+        {"dml.array_count",
+         "three window sizes",
+         [](D &d) {
+             d.WindowSize = {2, 2, 2};
+         },
          {"WindowSize = [2, 2, 2]", "has 3 values"}},
-        {"dml.array_count", "no start padding", [](D &d) { d.StartPadding = {}; }, {"StartPadding = []", "has 0 values"}},
-        {"dml.array_count", "one end padding", [](D &d) { d.EndPadding = {0}; }, {"EndPadding = [0]", "has 1 values"}},
-        {"dml.array_min", "zero stride", [](D &d) { d.Strides = {2, 0}; }, {"Strides[1] = 0", ">= 1", "({op})"}},
-        {"dml.array_min", "zero window", [](D &d) { d.WindowSize = {0, 2}; }, {"WindowSize[0] = 0", ">= 1"}},
+        {"dml.array_count",
+         "no start padding",
+         [](D &d) { d.StartPadding = {}; },
+         {"StartPadding = []", "has 0 values"}},
+        {"dml.array_count",
+         "one end padding",
+         [](D &d) { d.EndPadding = {0}; },
+         {"EndPadding = [0]", "has 1 values"}},
+        {"dml.array_min",
+         "zero stride",
+         [](D &d) {
+             d.Strides = {2, 0};
+         },
+         {"Strides[1] = 0", ">= 1", "({op})"}},
+        {"dml.array_min",
+         "zero window",
+         [](D &d) {
+             d.WindowSize = {0, 2};
+         },
+         {"WindowSize[0] = 0", ">= 1"}},
         {"dml.p", "P = 0", [](D &d) { d.P = 0; }, {"P = 0", ">= 1", "({op})"}},
-        {"dml.input_rank", "4-D input for DimensionCount 3",
+        {"dml.input_rank",
+         "4-D input for DimensionCount 3",
          [](D &d) {
              d.DimensionCount = 3;
              d.Strides = d.WindowSize = d.Dilations = {1, 1, 1};
              d.StartPadding = d.EndPadding = {0, 0, 0};
          },
          {"InputTensor has 4 dimensions", "DimensionCount = 3", "needs 5"}},
-        {"dml.output_dtype", "float16 output of float32", nullptr,
-         {"OutputTensor.DataType = float16", "InputTensor.DataType = float32"}, ErrorCode::dtype_mismatch, kShape,
-         {2, 3, 3, 4}, DType::float32, DType::float16},
-        {"dml.output_rank", "3-D output", nullptr, {"OutputTensor has 3 dimensions", "InputTensor has 4"},
-         ErrorCode::shape_mismatch, kShape, {2, 3, 3}},
-        {"dml.output_sizes", "one output column too many", nullptr,
+        {"dml.output_dtype",
+         "float16 output of float32",
+         nullptr,
+         {"OutputTensor.DataType = float16", "InputTensor.DataType = float32"},
+         ErrorCode::dtype_mismatch,
+         kShape,
+         {2, 3, 3, 4},
+         DType::float32,
+         DType::float16},
+        {"dml.output_rank",
+         "3-D output",
+         nullptr,
+         {"OutputTensor has 3 dimensions", "InputTensor has 4"},
+         ErrorCode::shape_mismatch,
+         kShape,
+         {2, 3, 3}},
+        {"dml.output_sizes",
+         "one output column too many",
+         nullptr,
          {"OutputTensor.Sizes[3] = 5", "expected 4", sizes3 + "WindowSize[1]) / Strides[1] + 1"},
-         ErrorCode::shape_mismatch, kShape, {2, 3, 3, 5}, DType::float32, DType::float32, false,
+         ErrorCode::shape_mismatch,
+         kShape,
+         {2, 3, 3, 5},
+         DType::float32,
+         DType::float32,
+         false,
          sizes3 + "(WindowSize[1] - 1) * Dilations[1] - 1) / Strides[1] + 1"},
-        {"dml.output_sizes", "batch size differs", nullptr,
-         {"OutputTensor.Sizes[0] = 1", "expected 2 = InputTensor.Sizes[0]"}, ErrorCode::shape_mismatch, kShape,
+        {"dml.output_sizes",
+         "batch size differs",
+         nullptr,
+         {"OutputTensor.Sizes[0] = 1", "expected 2 = InputTensor.Sizes[0]"},
+         ErrorCode::shape_mismatch,
+         kShape,
          {1, 3, 3, 4}},
-        {"geometry.window", "window larger than the input", [](D &d) { d.WindowSize = {7, 2}; },
+        {"geometry.window",
+         "window larger than the input",
+         [](D &d) {
+             d.WindowSize = {7, 2};
+         },
          {"input.shape[2] = 6", "kernel[0] = 7"}},
         // LP_POOLING1 only.
-        {"dml.array_count", "two dilations short", [](D &d) { d.Dilations = {1}; }, {"Dilations = [1]", "has 1 values"},
-         kInvalid, kShape, {2, 3, 3, 4}, DType::float32, DType::float32, true},
-        {"dml.array_min", "zero dilation", [](D &d) { d.Dilations = {1, 0}; }, {"Dilations[1] = 0", ">= 1"},
-         kInvalid, kShape, {2, 3, 3, 4}, DType::float32, DType::float32, true},
-        {"dml.output_sizes", "sizes without the dilation", [](D &d) { d.Dilations = {2, 1}; },
+        {"dml.array_count",
+         "two dilations short",
+         [](D &d) { d.Dilations = {1}; },
+         {"Dilations = [1]", "has 1 values"},
+         kInvalid,
+         kShape,
+         {2, 3, 3, 4},
+         DType::float32,
+         DType::float32,
+         true},
+        {"dml.array_min",
+         "zero dilation",
+         [](D &d) {
+             d.Dilations = {1, 0};
+         },
+         {"Dilations[1] = 0", ">= 1"},
+         kInvalid,
+         kShape,
+         {2, 3, 3, 4},
+         DType::float32,
+         DType::float32,
+         true},
+        {"dml.output_sizes",
+         "sizes without the dilation",
+         [](D &d) {
+             d.Dilations = {2, 1};
+         },
          {"OutputTensor.Sizes[2] = 3", "expected 2",
-          "(InputTensor.Sizes[2] + StartPadding[0] + EndPadding[0] - (WindowSize[0] - 1) * Dilations[0] - 1) / Strides[0] + 1"},
-         ErrorCode::shape_mismatch, kShape, {2, 3, 3, 4}, DType::float32, DType::float32, true},
+          "(InputTensor.Sizes[2] + StartPadding[0] + EndPadding[0] - (WindowSize[0] - 1) * "
+          "Dilations[0] - 1) / Strides[0] + 1"},
+         ErrorCode::shape_mismatch,
+         kShape,
+         {2, 3, 3, 4},
+         DType::float32,
+         DType::float32,
+         true},
     };
     for (DType d : {DType::float64, DType::bfloat16}) {
-        DmlCase c{"dml.input_dtype", std::string(dtype_name(d)) + " input", nullptr,
+        DmlCase c{"dml.input_dtype",
+                  std::string(dtype_name(d)) + " input",
+                  nullptr,
                   {std::string("InputTensor.DataType = ") + dtype_name(d), "FLOAT32 or FLOAT16"}};
         c.dtype = c.out_dtype = d;
         cases.push_back(c);
@@ -124,20 +228,22 @@ void add_directml_rows(std::vector<Row> *rows) {
                 if (f == "({op})") f = "(" + op + ")";
             }
             if (dilated && !c.dilated_fragment.empty()) fragments.back() = c.dilated_fragment;
-            rows->push_back({dilated ? "directml::lp_pooling1" : "directml::lp_pooling", c.site, c.name,
-                             [c, dilated](Buffers &b) {
-                                 D d;
-                                 d.Strides = d.WindowSize = {2, 2};
-                                 d.StartPadding = d.EndPadding = {0, 0};
-                                 d.Dilations = {1, 1};
-                                 if (c.edit) c.edit(d);
-                                 const Tensor x = b.x(c.shape, c.dtype), y = b.y(c.out_shape, c.out_dtype);
-                                 if (dilated) return of(directml::lp_pooling1(x, y, d));
-                                 const directml::LpPoolingOperatorDesc d0{d.DimensionCount, d.Strides, d.WindowSize,
-                                                                          d.StartPadding, d.EndPadding, d.P};
-                                 return of(directml::lp_pooling(x, y, d0));
-                             },
-                             c.code, fragments});
+            rows->push_back(
+                {dilated ? "directml::lp_pooling1" : "directml::lp_pooling", c.site, c.name,
+                 [c, dilated](Buffers &b) {
+                     D d;
+                     d.Strides = d.WindowSize = {2, 2};
+                     d.StartPadding = d.EndPadding = {0, 0};
+                     d.Dilations = {1, 1};
+                     if (c.edit) c.edit(d);
+                     const Tensor x = b.x(c.shape, c.dtype), y = b.y(c.out_shape, c.out_dtype);
+                     if (dilated) return of(directml::lp_pooling1(x, y, d));
+                     const directml::LpPoolingOperatorDesc d0{d.DimensionCount, d.Strides,
+                                                              d.WindowSize,     d.StartPadding,
+                                                              d.EndPadding,     d.P};
+                     return of(directml::lp_pooling(x, y, d0));
+                 },
+                 c.code, fragments});
         }
     }
 }
@@ -146,7 +252,8 @@ void add_torch_pool_rows(std::vector<Row> *rows) {
     struct Geometry {
         std::vector<int64_t> in, out;
     };
-    const Geometry geometries[3] = {{{2, 3, 8}, {2, 3, 4}}, {kShape, {2, 3, 3, 4}}, {{2, 3, 4, 6, 8}, {2, 3, 2, 3, 4}}};
+    const Geometry geometries[3] = {
+        {{2, 3, 8}, {2, 3, 4}}, {kShape, {2, 3, 3, 4}}, {{2, 3, 4, 6, 8}, {2, 3, 2, 3, 4}}};
     for (size_t k = 1; k <= 3; k++) {
         const std::string fn = "lp_pool" + std::to_string(k) + "d";
         const Geometry g = geometries[k - 1];
@@ -165,49 +272,148 @@ void add_torch_pool_rows(std::vector<Row> *rows) {
         rank_up.push_back(1);
         std::vector<Case> cases = {
             {"torch.norm_type", "norm_type 0", 0, {2}, {}, {"norm_type = 0", fn}, g.in, g.out},
-            {"torch.norm_type", "negative norm_type", -1, {2}, {}, {"norm_type = -1", fn}, g.in, g.out},
-            {"torch.norm_type", "NaN norm_type", std::nan(""), {2}, {}, {"norm_type = nan", fn}, g.in, g.out},
-            {"torch.norm_type", "inf norm_type", HUGE_VAL, {2}, {}, {"norm_type = inf", fn}, g.in, g.out},
-            {"torch.expand_count", "kernel_size of k + 1 values", 2, too_many, {},
-             {"kernel_size = " + adapter_text::list(too_many), "single int or " + std::to_string(k) + " ints", fn},
-             g.in, g.out},
-            {"torch.expand_count", "empty kernel_size", 2, {}, {}, {"kernel_size = []", fn}, g.in, g.out},
-            {"torch.expand_min", "zero kernel_size", 2, {0}, {}, {"kernel_size[0] = 0", ">= 1", fn}, g.in, g.out},
-            {"torch.expand_count", "stride of k + 1 values", 2, {2}, too_many,
-             {"stride = " + adapter_text::list(too_many), fn}, g.in, g.out},
-            {"torch.expand_min", "zero stride", 2, {2}, bad_stride,
-             {"stride[" + std::to_string(k - 1) + "] = 0", fn}, g.in, g.out},
-            {"torch.input_rank", "rank k + 3", 2, {2}, {}, {"input.rank = " + std::to_string(k + 3), fn},
-             rank_up, g.out},
-            {"torch.input_rank", "rank k", 2, {2}, {}, {"input.rank = " + std::to_string(k), fn},
-             std::vector<int64_t>(g.in.begin() + 2, g.in.end()), g.out},
-            {"torch.output_rank", "batched output of an unbatched input", 2, {2}, {},
-             {"output.rank = " + std::to_string(k + 2), "input.rank = " + std::to_string(k + 1), fn},
-             unbatched_in, g.out, ErrorCode::shape_mismatch},
-            {"validate.output_shape", "stride defaults to kernel_size", 2, {2}, {},
-             {"output.shape = " + adapter_text::list(g.in), "expected " + adapter_text::list(g.out)}, g.in, g.in,
+            {"torch.norm_type",
+             "negative norm_type",
+             -1,
+             {2},
+             {},
+             {"norm_type = -1", fn},
+             g.in,
+             g.out},
+            {"torch.norm_type",
+             "NaN norm_type",
+             std::nan(""),
+             {2},
+             {},
+             {"norm_type = nan", fn},
+             g.in,
+             g.out},
+            {"torch.norm_type",
+             "inf norm_type",
+             HUGE_VAL,
+             {2},
+             {},
+             {"norm_type = inf", fn},
+             g.in,
+             g.out},
+            {"torch.expand_count",
+             "kernel_size of k + 1 values",
+             2,
+             too_many,
+             {},
+             {"kernel_size = " + adapter_text::list(too_many),
+              "single int or " + std::to_string(k) + " ints", fn},
+             g.in,
+             g.out},
+            {"torch.expand_count",
+             "empty kernel_size",
+             2,
+             {},
+             {},
+             {"kernel_size = []", fn},
+             g.in,
+             g.out},
+            {"torch.expand_min",
+             "zero kernel_size",
+             2,
+             {0},
+             {},
+             {"kernel_size[0] = 0", ">= 1", fn},
+             g.in,
+             g.out},
+            {"torch.expand_count",
+             "stride of k + 1 values",
+             2,
+             {2},
+             too_many,
+             {"stride = " + adapter_text::list(too_many), fn},
+             g.in,
+             g.out},
+            {"torch.expand_min",
+             "zero stride",
+             2,
+             {2},
+             bad_stride,
+             {"stride[" + std::to_string(k - 1) + "] = 0", fn},
+             g.in,
+             g.out},
+            {"torch.input_rank",
+             "rank k + 3",
+             2,
+             {2},
+             {},
+             {"input.rank = " + std::to_string(k + 3), fn},
+             rank_up,
+             g.out},
+            {"torch.input_rank",
+             "rank k",
+             2,
+             {2},
+             {},
+             {"input.rank = " + std::to_string(k), fn},
+             std::vector<int64_t>(g.in.begin() + 2, g.in.end()),
+             g.out},
+            {"torch.output_rank",
+             "batched output of an unbatched input",
+             2,
+             {2},
+             {},
+             {"output.rank = " + std::to_string(k + 2), "input.rank = " + std::to_string(k + 1),
+              fn},
+             unbatched_in,
+             g.out,
              ErrorCode::shape_mismatch},
-            {"geometry.window", "kernel_size larger than the input", 2, {9}, {1}, {"kernel[0] = 9"}, g.in, g.out},
+            {"validate.output_shape",
+             "stride defaults to kernel_size",
+             2,
+             {2},
+             {},
+             {"output.shape = " + adapter_text::list(g.in),
+              "expected " + adapter_text::list(g.out)},
+             g.in,
+             g.in,
+             ErrorCode::shape_mismatch},
+            {"geometry.window",
+             "kernel_size larger than the input",
+             2,
+             {9},
+             {1},
+             {"kernel[0] = 9"},
+             g.in,
+             g.out},
         };
         for (const Case &c : cases) {
             rows->push_back({"torch::" + fn, c.site, c.name,
                              [c, k](Buffers &b) {
                                  const Tensor x = b.x(c.in), y = b.y(c.out);
-                                 if (k == 1) return of(torch::lp_pool1d(x, y, c.norm, c.kernel, c.stride));
-                                 if (k == 2) return of(torch::lp_pool2d(x, y, c.norm, c.kernel, c.stride));
+                                 if (k == 1)
+                                     return of(torch::lp_pool1d(x, y, c.norm, c.kernel, c.stride));
+                                 if (k == 2)
+                                     return of(torch::lp_pool2d(x, y, c.norm, c.kernel, c.stride));
                                  return of(torch::lp_pool3d(x, y, c.norm, c.kernel, c.stride));
                              },
                              c.code, c.fragments});
         }
     }
-    // ceil_mode defaults to false: kernel 4 on [2, 3, 6, 8] gives [2, 3, 1, 2], not ceil's [2, 3, 2, 2].
-    rows->push_back({"torch::lp_pool2d", "validate.output_shape", "ceil_mode defaults to false",
-                     [](Buffers &b) { return of(torch::lp_pool2d(b.x(kShape), b.y({2, 3, 2, 2}), 2, {4})); },
-                     ErrorCode::shape_mismatch, {"output.shape = [2, 3, 2, 2]", "expected [2, 3, 1, 2]"}});
+    // ceil_mode defaults to false: kernel 4 on [2, 3, 6, 8] gives [2, 3, 1, 2], not ceil's [2, 3,
+    // 2, 2].
+    rows->push_back({"torch::lp_pool2d",
+                     "validate.output_shape",
+                     "ceil_mode defaults to false",
+                     [](Buffers &b) {
+                         return of(torch::lp_pool2d(b.x(kShape), b.y({2, 3, 2, 2}), 2, {4}));
+                     },
+                     ErrorCode::shape_mismatch,
+                     {"output.shape = [2, 3, 2, 2]", "expected [2, 3, 1, 2]"}});
     // An unbatched output of the wrong size (lpnorm reports it with the batch dim it adds).
-    rows->push_back({"torch::lp_pool2d", "validate.output_shape", "unbatched output of the wrong size",
-                     [](Buffers &b) { return of(torch::lp_pool2d(b.x({3, 6, 8}), b.y({3, 3, 5}), 2, {2})); },
-                     ErrorCode::shape_mismatch, {"output.shape = [", "3, 3, 5]", "3, 3, 4]"}});
+    rows->push_back({"torch::lp_pool2d",
+                     "validate.output_shape",
+                     "unbatched output of the wrong size",
+                     [](Buffers &b) {
+                         return of(torch::lp_pool2d(b.x({3, 6, 8}), b.y({3, 3, 5}), 2, {2}));
+                     },
+                     ErrorCode::shape_mismatch,
+                     {"output.shape = [", "3, 3, 5]", "3, 3, 4]"}});
 }
 
 void add_vector_norm_rows(std::vector<Row> *rows) {
@@ -229,23 +435,65 @@ void add_vector_norm_rows(std::vector<Row> *rows) {
         {"torch.vn_ord", "ord -1", kShape, f32, -1, {}, {"ord = -1"}},
         {"torch.vn_ord", "ord -0.5", kShape, f32, -0.5, {}, {"ord = -0.5"}},
         {"torch.vn_ord", "NaN ord", kShape, f32, std::nan(""), {}, {"ord = nan"}},
-        {"torch.vn_empty", "inf norm of an empty tensor", {0, 3}, f32, inf, {}, {"inf norm on an empty tensor"}},
-        {"torch.vn_empty", "-inf norm of an empty tensor", {3, 0}, DType::float16, -inf, {},
+        {"torch.vn_empty",
+         "inf norm of an empty tensor",
+         {0, 3},
+         f32,
+         inf,
+         {},
+         {"inf norm on an empty tensor"}},
+        {"torch.vn_empty",
+         "-inf norm of an empty tensor",
+         {3, 0},
+         DType::float16,
+         -inf,
+         {},
          {"-inf norm on an empty tensor"}},
-        {"torch.vn_empty_dim", "inf norm over an empty dim", {0, 3}, f32, inf, {0}, {"inf norm", "dimension 0"}},
-        {"torch.vn_empty_dim", "-inf norm over an empty dim (negative dim)", {0, 3}, DType::float64, -inf, {-2},
+        {"torch.vn_empty_dim",
+         "inf norm over an empty dim",
+         {0, 3},
+         f32,
+         inf,
+         {0},
+         {"inf norm", "dimension 0"}},
+        {"torch.vn_empty_dim",
+         "-inf norm over an empty dim (negative dim)",
+         {0, 3},
+         DType::float64,
+         -inf,
+         {-2},
          {"-inf norm", "dimension -2"}},
         {"validate.axis_range", "dim out of range", kShape, f32, 2, {4}, {"axes[0] = 4", "rank 4"}},
-        {"validate.axis_range", "dim 1 of a 0-d tensor", {}, f32, 2, {1}, {"axes[0] = 1", "rank 0"}},
-        {"validate.axis_repeat", "dim repeated", kShape, f32, 2, {1, -3}, {"axes[1] = -3", "axes[0] = 1"}},
+        {"validate.axis_range",
+         "dim 1 of a 0-d tensor",
+         {},
+         f32,
+         2,
+         {1},
+         {"axes[0] = 1", "rank 0"}},
+        {"validate.axis_repeat",
+         "dim repeated",
+         kShape,
+         f32,
+         2,
+         {1, -3},
+         {"axes[1] = -3", "axes[0] = 1"}},
         {"validate.rank", "rank 9", std::vector<int64_t>(9, 1), f32, inf, {}, {"input.rank = 9"}},
-        {"validate.output_shape", "keepdim defaults to false", kShape, f32, 2, {3},
-         {"output.shape = [2, 3, 6, 1]", "expected [2, 3, 6]"}, {2, 3, 6, 1}, ErrorCode::shape_mismatch},
+        {"validate.output_shape",
+         "keepdim defaults to false",
+         kShape,
+         f32,
+         2,
+         {3},
+         {"output.shape = [2, 3, 6, 1]", "expected [2, 3, 6]"},
+         {2, 3, 6, 1},
+         ErrorCode::shape_mismatch},
     };
     for (const Case &c : cases) {
         rows->push_back({"torch::vector_norm", c.site, c.name,
                          [c](Buffers &b) {
-                             return of(torch::vector_norm(b.x(c.shape, c.dtype), b.y(c.out_shape, c.dtype), c.ord, c.dim));
+                             return of(torch::vector_norm(b.x(c.shape, c.dtype),
+                                                          b.y(c.out_shape, c.dtype), c.ord, c.dim));
                          },
                          c.code, c.fragments});
     }

@@ -101,8 +101,8 @@ void add_other_adapter_rows(std::vector<Row> *rows);  // openvino.h, directml.h,
 const std::vector<Row> &all_rows();
 
 // Reduction and pooling parameters in one expression.
-ReduceParams reduce_params(std::vector<int64_t> axes, double p = 2, EmptyAxes empty = EmptyAxes::reduce_all,
-                           bool keep_dims = false);
+ReduceParams reduce_params(std::vector<int64_t> axes, double p = 2,
+                           EmptyAxes empty = EmptyAxes::reduce_all, bool keep_dims = false);
 PoolParams pool_params(std::vector<int64_t> kernel, std::vector<int64_t> strides = {});
 
 // The shape every valid row's input has: N, C, H, W = 2, 3, 6, 8.

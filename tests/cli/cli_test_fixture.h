@@ -61,7 +61,8 @@ inline void expect_near(const V &got, const V &want) {
 class CliTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("lpnorm_cli_test_" + std::to_string(std::random_device()()));
+        dir_ = fs::temp_directory_path() /
+               ("lpnorm_cli_test_" + std::to_string(std::random_device()()));
         fs::create_directories(dir_);
     }
     void TearDown() override { fs::remove_all(dir_); }
@@ -96,7 +97,8 @@ protected:
 
     // Runs `COMMAND in.npy out.npy FLAGS...`, expects success, returns the output as doubles.
     std::vector<double> run_ok(const std::string &command, const std::vector<std::string> &flags,
-                               std::vector<int64_t> *shape = nullptr, npy::ReadOptions options = {}) {
+                               std::vector<int64_t> *shape = nullptr,
+                               npy::ReadOptions options = {}) {
         std::vector<std::string> args = {command, path("in.npy"), path("out.npy")};
         args.insert(args.end(), flags.begin(), flags.end());
         Result r = run(args);
@@ -114,7 +116,8 @@ protected:
         for (int64_t i = 0; i < a.num_elements(); ++i) v.push_back(element(a, i));
         return v;
     }
-    std::vector<double> reduce(const std::vector<std::string> &flags, std::vector<int64_t> *shape = nullptr,
+    std::vector<double> reduce(const std::vector<std::string> &flags,
+                               std::vector<int64_t> *shape = nullptr,
                                npy::ReadOptions options = {}) {
         return run_ok("reduce", flags, shape, options);
     }
@@ -122,21 +125,17 @@ protected:
     static double element(const npy::Array &a, int64_t i) {
         const uint8_t *p = a.data.data();
         switch (a.dtype) {
-            case DType::float32:
-                return reinterpret_cast<const float *>(p)[i];
-            case DType::float64:
-                return reinterpret_cast<const double *>(p)[i];
-            case DType::int32:
-                return reinterpret_cast<const int32_t *>(p)[i];
-            case DType::uint8:
-                return p[i];
-            default:
-                return reinterpret_cast<const uint16_t *>(p)[i];  // raw 16-bit patterns
+        case DType::float32: return reinterpret_cast<const float *>(p)[i];
+        case DType::float64: return reinterpret_cast<const double *>(p)[i];
+        case DType::int32: return reinterpret_cast<const int32_t *>(p)[i];
+        case DType::uint8: return p[i];
+        default: return reinterpret_cast<const uint16_t *>(p)[i];  // raw 16-bit patterns
         }
     }
 
     // Expects a failure of `args`: exit 1 or 2, one stderr line naming `needle`, no out.npy.
-    Result expect_error(const std::vector<std::string> &args, int exit_code, const std::string &needle) {
+    Result expect_error(const std::vector<std::string> &args, int exit_code,
+                        const std::string &needle) {
         SCOPED_TRACE(::testing::PrintToString(args));
         Result r = run(args);
         EXPECT_EQ(r.exit_code, exit_code) << r.err;

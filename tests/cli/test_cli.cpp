@@ -22,8 +22,9 @@ TEST_F(CliTest, ReducesWithEachFlag) {
     expect_near(reduce({"--p=2", "--axes=1", "--keep-dims"}, &shape), V{5, 10});
     EXPECT_EQ(shape, (S{2, 1}));
     expect_near(reduce({"--p", "1", "--axes=0"}, &shape), V{9, 12});
-    expect_near(reduce({"--axes=-1"}), V{5, 10});                    // default p = 2
-    expect_near(reduce({"--axes", "-2"}), V{6.7082039, 8.9442719});  // a negative value after a space
+    expect_near(reduce({"--axes=-1"}), V{5, 10});  // default p = 2
+    expect_near(reduce({"--axes", "-2"}),
+                V{6.7082039, 8.9442719});  // a negative value after a space
     expect_near(reduce({"--p", "inf", "--axes", "1"}), V{4, 8});
     expect_near(reduce({"--p=+inf", "--axes", "1"}), V{4, 8});
     expect_near(reduce({"--p=-inf", "--axes", "1"}), V{3, 6});
@@ -62,7 +63,8 @@ TEST_F(CliTest, FortranOrderInput) {
     S shape;
     expect_near(reduce({"--p", "1", "--axes", "1"}, &shape), V{6, 15});
     expect_near(reduce({"--p", "1", "--axes", "0"}, &shape), V{5, 7, 9});
-    expect_near(reduce({"--empty-axes", "identity"}, &shape), V{1, 2, 3, 4, 5, 6});  // written in C order
+    expect_near(reduce({"--empty-axes", "identity"}, &shape),
+                V{1, 2, 3, 4, 5, 6});  // written in C order
     EXPECT_EQ(shape, (S{2, 3}));
 }
 
@@ -79,7 +81,8 @@ TEST_F(CliTest, KeepsTheInputDtype) {
 }
 
 TEST_F(CliTest, Bfloat16NeedsDtypeFlag) {
-    input("in.npy", DType::bfloat16, {2}, std::vector<uint16_t>{0x4040, 0x4080});  // written as '<V2': 3, 4
+    input("in.npy", DType::bfloat16, {2},
+          std::vector<uint16_t>{0x4040, 0x4080});  // written as '<V2': 3, 4
     expect_error({"reduce", path("in.npy"), path("out.npy")}, 1, "--dtype bfloat16");
     npy::ReadOptions options;
     options.void2_dtype = DType::bfloat16;
@@ -145,7 +148,8 @@ TEST_F(CliTest, FailureLeavesAnExistingOutputUntouched) {
 }
 
 TEST_F(CliTest, HelpInfoAndDemo) {
-    for (const auto &args : std::vector<std::vector<std::string>>{{}, {"--help"}, {"reduce", "--help"}}) {
+    for (const auto &args :
+         std::vector<std::vector<std::string>>{{}, {"--help"}, {"reduce", "--help"}}) {
         Result r = run(args);
         EXPECT_EQ(r.exit_code, 0);
         EXPECT_NE(r.out.find("usage:"), std::string::npos);

@@ -27,15 +27,21 @@ std::string from_hex(const std::string &hex) {
 
 // np.save(f, np.arange(6, dtype=np.float32).reshape(2, 3))
 const char *kNumpyF4 =
-    "934e554d5059010076007b276465736372273a20273c6634272c2027666f727472616e5f6f72646572273a2046616c73"
-    "652c20277368617065273a2028322c2033292c207d20202020202020202020202020202020202020202020202020202020"
-    "2020202020202020202020202020202020202020202020202020202020200a000000000000803f00000040000040400000"
+    "934e554d5059010076007b276465736372273a20273c6634272c2027666f727472616e5f6f72646572273a2046616c"
+    "73"
+    "652c20277368617065273a2028322c2033292c207d2020202020202020202020202020202020202020202020202020"
+    "2020"
+    "2020202020202020202020202020202020202020202020202020202020200a000000000000803f0000004000004040"
+    "0000"
     "80400000a040";
 // np.save(f, np.asfortranarray(np.arange(6, dtype=np.float64).reshape(2, 3)))
 const char *kNumpyFortranF8 =
-    "934e554d5059010076007b276465736372273a20273c6638272c2027666f727472616e5f6f72646572273a2054727565"
-    "2c20277368617065273a2028322c2033292c207d202020202020202020202020202020202020202020202020202020202020"
-    "20202020202020202020202020202020202020202020202020202020200a000000000000000000000000000008400000000000"
+    "934e554d5059010076007b276465736372273a20273c6638272c2027666f727472616e5f6f72646572273a20547275"
+    "65"
+    "2c20277368617065273a2028322c2033292c207d202020202020202020202020202020202020202020202020202020"
+    "202020"
+    "20202020202020202020202020202020202020202020202020202020200a0000000000000000000000000000084000"
+    "00000000"
     "00f03f000000000000104000000000000000400000000000001440";
 
 // A file with the given version (1, 2 or 3), header text (padded to 64 bytes like numpy) and data.
@@ -46,7 +52,8 @@ std::string npy_file(int version, std::string dict, const std::string &data) {
     std::string out("\x93NUMPY", 6);
     out += static_cast<char>(version);
     out += '\0';
-    for (size_t i = 0; i < len_bytes; ++i) out += static_cast<char>((dict.size() >> (8 * i)) & 0xff);
+    for (size_t i = 0; i < len_bytes; ++i)
+        out += static_cast<char>((dict.size() >> (8 * i)) & 0xff);
     return out + dict + data;
 }
 
@@ -58,7 +65,8 @@ std::string dict(const std::string &descr, const std::string &shape, bool fortra
 class NpyTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("lpnorm_npy_test_" + std::to_string(std::random_device()()));
+        dir_ = fs::temp_directory_path() /
+               ("lpnorm_npy_test_" + std::to_string(std::random_device()()));
         fs::create_directories(dir_);
     }
     void TearDown() override { fs::remove_all(dir_); }
@@ -69,7 +77,8 @@ protected:
         return path;
     }
     // Reads bytes through a file; returns the error ("" on success).
-    std::string read_bytes(const std::string &bytes, npy::Array *out, npy::ReadOptions options = {}) {
+    std::string read_bytes(const std::string &bytes, npy::Array *out,
+                           npy::ReadOptions options = {}) {
         std::string error;
         return npy::read(put("in.npy", bytes), out, &error, options) ? "" : error;
     }
@@ -84,7 +93,8 @@ protected:
     fs::path dir_;
 };
 
-#define EXPECT_HAS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+#define EXPECT_HAS(haystack, needle)                                                               \
+    EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 
 TEST_F(NpyTest, RoundTripsEveryDtype) {
     const DType all[] = {DType::float32, DType::float16, DType::bfloat16, DType::float64,
@@ -111,7 +121,8 @@ TEST_F(NpyTest, RoundTripsEveryDtype) {
 }
 
 TEST_F(NpyTest, RoundTripsShapes) {
-    const std::vector<std::vector<int64_t>> shapes = {{}, {5}, {0, 3}, {3, 0}, {1, 1, 1, 1, 1, 1, 1, 2}};
+    const std::vector<std::vector<int64_t>> shapes = {
+        {}, {5}, {0, 3}, {3, 0}, {1, 1, 1, 1, 1, 1, 1, 2}};
     for (const auto &shape : shapes) {
         SCOPED_TRACE(npy::shape_string(shape));
         std::vector<float> data(10, 1.5f);
@@ -167,7 +178,8 @@ TEST_F(NpyTest, ReadsFortranOrderAsStridedViewWithoutCopy) {
 
 TEST_F(NpyTest, FortranStridesOfRank3AndZeroDims) {
     npy::Array a;
-    ASSERT_EQ(read_bytes(npy_file(1, dict("<i2", "(2, 3, 4)", true), std::string(48, '\0')), &a), "");
+    ASSERT_EQ(read_bytes(npy_file(1, dict("<i2", "(2, 3, 4)", true), std::string(48, '\0')), &a),
+              "");
     lpnorm::Tensor t = a.tensor();
     EXPECT_EQ(t.strides[0], 1);
     EXPECT_EQ(t.strides[1], 2);
@@ -179,7 +191,8 @@ TEST_F(NpyTest, FortranStridesOfRank3AndZeroDims) {
 TEST_F(NpyTest, ByteSwapsBigEndian) {
     npy::Array a;
     // np.save(f, np.array([1, -2, 3], dtype='>i4'))
-    ASSERT_EQ(read_bytes(npy_file(1, dict(">i4", "(3,)"), from_hex("00000001fffffffe00000003")), &a), "");
+    ASSERT_EQ(
+        read_bytes(npy_file(1, dict(">i4", "(3,)"), from_hex("00000001fffffffe00000003")), &a), "");
     EXPECT_EQ(a.dtype, DType::int32);
     const int32_t *p = reinterpret_cast<const int32_t *>(a.data.data());
     EXPECT_EQ(p[0], 1);
@@ -205,10 +218,12 @@ TEST_F(NpyTest, ReadsVersions2And3AndRank0) {
 
 TEST_F(NpyTest, AcceptsHeaderVariants) {
     npy::Array a;
-    // Double quotes, other key order, no trailing comma, Python 2 longs, '=' byte order, extra bytes.
+    // Double quotes, other key order, no trailing comma, Python 2 longs, '=' byte order, extra
+    // bytes.
     ASSERT_EQ(
-        read_bytes(
-            npy_file(1, "{\"shape\": (2L,3L),  \"fortran_order\":False,\"descr\":\"=u1\"}", "abcdefXYZ"), &a),
+        read_bytes(npy_file(1, "{\"shape\": (2L,3L),  \"fortran_order\":False,\"descr\":\"=u1\"}",
+                            "abcdefXYZ"),
+                   &a),
         "");
     EXPECT_EQ(a.dtype, DType::uint8);
     EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
@@ -248,7 +263,8 @@ TEST_F(NpyTest, RejectsMalformedFiles) {
     huge_len[8] = huge_len[9] = huge_len[10] = huge_len[11] = '\xff';
     EXPECT_HAS(read_error(huge_len), "header length 4294967295");
     EXPECT_HAS(read_error(npy_file(1, dict("<f4", "(1099511627776, 1099511627776)"), "")), "2^63");
-    EXPECT_HAS(read_error(npy_file(1, dict("<f4", "(99999999999999999999,)"), "")), "does not fit in int64");
+    EXPECT_HAS(read_error(npy_file(1, dict("<f4", "(99999999999999999999,)"), "")),
+               "does not fit in int64");
     EXPECT_HAS(read_error(npy_file(1, dict("<f4", "(1, 1, 1, 1, 1, 1, 1, 1, 1)"), "")),
                "more than 8 dimensions");
     EXPECT_HAS(read_error(npy_file(1, dict("<f4", "(-1,)"), "")), "negative");
@@ -261,15 +277,19 @@ TEST_F(NpyTest, RejectsMalformedFiles) {
     EXPECT_HAS(read_error(npy_file(1, dict("|b1", "(2,)"), "")), "bool");
     EXPECT_HAS(read_error(npy_file(1, dict("<f", "(2,)"), "")), "unsupported dtype descr");
     EXPECT_HAS(read_error(npy_file(1, dict("<f99999", "(2,)"), "")), "unsupported dtype descr");
-    EXPECT_HAS(
-        read_error(npy_file(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", "")),
-        "structured");
-    EXPECT_HAS(read_error(npy_file(1, "{'descr': '<f4', 'shape': (2,), }", "")), "no 'fortran_order'");
-    EXPECT_HAS(read_error(npy_file(1, "{'descr': '<f4', 'fortran_order': False}", "")), "no 'shape'");
-    EXPECT_HAS(read_error(npy_file(1, "{'fortran_order': False, 'shape': (2,)}", "")), "no 'descr'");
+    EXPECT_HAS(read_error(npy_file(
+                   1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", "")),
+               "structured");
+    EXPECT_HAS(read_error(npy_file(1, "{'descr': '<f4', 'shape': (2,), }", "")),
+               "no 'fortran_order'");
+    EXPECT_HAS(read_error(npy_file(1, "{'descr': '<f4', 'fortran_order': False}", "")),
+               "no 'shape'");
+    EXPECT_HAS(read_error(npy_file(1, "{'fortran_order': False, 'shape': (2,)}", "")),
+               "no 'descr'");
     EXPECT_HAS(read_error(npy_file(1, "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", "")),
                "True or False");
-    EXPECT_HAS(read_error(npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", "")),
+    EXPECT_HAS(read_error(npy_file(
+                   1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", "")),
                "unexpected key 'x'");
     EXPECT_HAS(read_error(npy_file(1, dict("<f4", "(2,)") + " junk", "")), "text after the dict");
     EXPECT_HAS(read_error(npy_file(1, "[1, 2]", "")), "not a Python dict");
@@ -307,7 +327,8 @@ TEST_F(NpyTest, WriteIsAtomicAndLeavesNoTemporaryFiles) {
     ASSERT_TRUE(npy::read(path, &a, &error)) << error;
     EXPECT_EQ(a.shape, (std::vector<int64_t>{3}));
     // Failures write nothing.
-    EXPECT_FALSE(npy::write((dir_ / "no_such_dir" / "x.npy").string(), DType::float32, {2}, v, &error));
+    EXPECT_FALSE(
+        npy::write((dir_ / "no_such_dir" / "x.npy").string(), DType::float32, {2}, v, &error));
     EXPECT_HAS(error, "No such file");
     EXPECT_FALSE(npy::write(dir_.string(), DType::float32, {2}, v, &error));  // a directory
     EXPECT_FALSE(npy::write(path, DType::float32, {2}, nullptr, &error));

@@ -12,9 +12,9 @@
 namespace lpnorm_fuzz {
 
 constexpr int kMaxRank = 8;
-constexpr int kMaxDims = 16;              // dims read and passed for ranks above 8
-constexpr int64_t kMaxBytes = 1 << 20;    // largest input span or output the harness allocates
-constexpr int64_t kMaxWork = 1 << 22;     // elements touched (zero strides exceed the span)
+constexpr int kMaxDims = 16;            // dims read and passed for ranks above 8
+constexpr int64_t kMaxBytes = 1 << 20;  // largest input span or output the harness allocates
+constexpr int64_t kMaxWork = 1 << 22;   // elements touched (zero strides exceed the span)
 
 inline size_t dtype_size(int32_t dtype) {
     static const size_t sizes[] = {4, 2, 2, 8, 1, 1, 2, 2, 4, 4, 8, 8};
@@ -49,9 +49,9 @@ struct InputArgs {
 // A caller mistake and what it needs from the fuzz input.
 struct MisuseArgs {
     uint8_t kind = kNone;
-    uint8_t which = 0;                 // kOutputShape: the dim
-    int64_t strides[kMaxRank] = {};    // kOutputStrides
-    bool guard_at_start = false;       // the input's guard page before it, not after
+    uint8_t which = 0;               // kOutputShape: the dim
+    int64_t strides[kMaxRank] = {};  // kOutputStrides
+    bool guard_at_start = false;     // the input's guard page before it, not after
 
     void read(Reader &r) {
         kind = r.u8();
@@ -99,8 +99,16 @@ struct Query {
 // An element of `dtype` (an lpnorm_dtype code) below zero; -0 and NaN are not.
 inline bool is_negative(const uint8_t *p, int32_t dtype) {
     switch (dtype) {
-    case 0: { float v; std::memcpy(&v, p, 4); return v < 0; }
-    case 3: { double v; std::memcpy(&v, p, 8); return v < 0; }
+    case 0: {
+        float v;
+        std::memcpy(&v, p, 4);
+        return v < 0;
+    }
+    case 3: {
+        double v;
+        std::memcpy(&v, p, 8);
+        return v < 0;
+    }
     case 1:
     case 2: {  // float16 / bfloat16: sign set, not zero, not NaN
         uint16_t v;
@@ -110,9 +118,21 @@ inline bool is_negative(const uint8_t *p, int32_t dtype) {
         return (v & 0x8000) && (v & 0x7FFF) && !nan;
     }
     case 4: return int8_t(p[0]) < 0;
-    case 6: { int16_t v; std::memcpy(&v, p, 2); return v < 0; }
-    case 8: { int32_t v; std::memcpy(&v, p, 4); return v < 0; }
-    case 10: { int64_t v; std::memcpy(&v, p, 8); return v < 0; }
+    case 6: {
+        int16_t v;
+        std::memcpy(&v, p, 2);
+        return v < 0;
+    }
+    case 8: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        return v < 0;
+    }
+    case 10: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        return v < 0;
+    }
     default: return false;
     }
 }
@@ -124,7 +144,8 @@ inline void print_array(const char *name, const int64_t *v, int n) {
         std::fprintf(stderr, " NULL");
         return;
     }
-    for (int i = 0; i < n; i++) std::fprintf(stderr, "%s%lld", i ? ", " : " {", static_cast<long long>(v[i]));
+    for (int i = 0; i < n; i++)
+        std::fprintf(stderr, "%s%lld", i ? ", " : " {", static_cast<long long>(v[i]));
     std::fprintf(stderr, n > 0 ? "}" : " {}");
 }
 
@@ -140,21 +161,25 @@ enum class CallResult { done, too_large };
 // Runs `op(input, output)` with memory for everything the call may touch and checks the
 // contract. too_large: the call would need more than the harness allocates and need not fail;
 // the caller shrinks the case and tries again.
-inline CallResult checked_call(const InputArgs &in, const Query &query, const MisuseArgs &misuse,
-                               const CallFacts &facts, const Reader &values,
-                               const std::function<int(const lpnorm_tensor *, const lpnorm_tensor *)> &op) {
+inline CallResult checked_call(
+    const InputArgs &in, const Query &query, const MisuseArgs &misuse, const CallFacts &facts,
+    const Reader &values,
+    const std::function<int(const lpnorm_tensor *, const lpnorm_tensor *)> &op) {
     const size_t esize = std::max<size_t>(dtype_size(in.dtype), 1);
     const int n = in.stored();
     int64_t in_strides[kMaxDims];
-    if (in.has_strides) std::copy(in.strides, in.strides + n, in_strides);
-    else dense_strides(n, in.shape, in_strides);
+    if (in.has_strides)
+        std::copy(in.strides, in.strides + n, in_strides);
+    else
+        dense_strides(n, in.shape, in_strides);
     const Extent in_ext = in.valid_rank() ? Extent(in.rank, in.shape, in_strides, esize)
                                           : Extent(0, nullptr, nullptr, esize);
 
     // The output: the queried shape, or (after a failed query) any shape.
     int32_t out_rank = query.ok ? query.rank : std::clamp<int32_t>(in.rank, 0, kMaxRank);
     int64_t out_shape[kMaxRank + 1] = {};
-    std::copy(query.ok ? query.shape : in.shape, (query.ok ? query.shape : in.shape) + out_rank, out_shape);
+    std::copy(query.ok ? query.shape : in.shape, (query.ok ? query.shape : in.shape) + out_rank,
+              out_shape);
     int32_t out_dtype = in.dtype;
     const int64_t *out_strides = nullptr;
     int64_t dense[kMaxRank + 1];
@@ -162,15 +187,18 @@ inline CallResult checked_call(const InputArgs &in, const Query &query, const Mi
     switch (kind) {
     case kOutputDtype: out_dtype = int32_t((int64_t(in.dtype) + 1) % 12); break;
     case kOutputShape:
-        if (out_rank == 0) out_shape[out_rank++] = 2;
+        if (out_rank == 0)
+            out_shape[out_rank++] = 2;
         else {
             int64_t &d = out_shape[misuse.which % out_rank];
             d = d == kI64Max ? d - 1 : d + 1;
         }
         break;
     case kOutputRank:
-        if (out_rank < kMaxRank) out_shape[out_rank++] = 1;
-        else out_rank--;
+        if (out_rank < kMaxRank)
+            out_shape[out_rank++] = 1;
+        else
+            out_rank--;
         break;
     case kOutputStrides: out_strides = misuse.strides; break;
     case kDenseStrides:
@@ -219,7 +247,8 @@ inline CallResult checked_call(const InputArgs &in, const Query &query, const Mi
     const bool real_input = in_ext.span_bytes <= kMaxBytes && !in_ext.bytes_overflow;
     GuardedBuffer input(real_input ? size_t(in_ext.span_bytes) : 64, misuse.guard_at_start);
     fill_values(input.data(), real_input ? size_t(in_ext.span_bytes) : 64, values);
-    const std::vector<uint8_t> input_before(input.data(), input.data() + (real_input ? in_ext.span_bytes : 64));
+    const std::vector<uint8_t> input_before(input.data(),
+                                            input.data() + (real_input ? in_ext.span_bytes : 64));
     uint8_t *in_data = input.data() + (real_input ? int64_t(-in_ext.below) * int64_t(esize) : 0);
     const bool real_output = out_bytes <= kMaxBytes && !out_ext.bytes_overflow;
     CanaryBuffer output(real_output ? size_t(out_bytes) : 64);
@@ -227,7 +256,9 @@ inline CallResult checked_call(const InputArgs &in, const Query &query, const Mi
     const lpnorm_tensor ti{kind == kNullInputData ? nullptr : in_data, in.dtype, in.rank,
                            kind == kNullShape ? nullptr : in.shape,
                            in.has_strides ? in.strides : nullptr};
-    const lpnorm_tensor to{kind == kNullOutputData ? nullptr : kind == kAlias ? in_data : output.data(),
+    const lpnorm_tensor to{kind == kNullOutputData ? nullptr
+                           : kind == kAlias        ? in_data
+                                                   : output.data(),
                            out_dtype, out_rank, out_shape, out_strides};
     if (std::getenv("LPNORM_FUZZ_VERBOSE")) {
         std::fprintf(stderr, "input: rank %d dtype %d", in.rank, in.dtype);
@@ -237,20 +268,25 @@ inline CallResult checked_call(const InputArgs &in, const Query &query, const Mi
         print_array(" shape", out_shape, out_rank);
         print_array(" strides", out_strides, out_rank);
         std::fprintf(stderr, "\nmisuse %d, expect %s\n", kind,
-                     expect_error ? "an error" : must_succeed ? "success" : "any result");
+                     expect_error   ? "an error"
+                     : must_succeed ? "success"
+                                    : "any result");
     }
     const int status = op(kind == kNullInput ? nullptr : &ti, kind == kNullOutput ? nullptr : &to);
 
-    FUZZ_REQUIRE(input_before.empty() || std::memcmp(input.data(), input_before.data(), input_before.size()) == 0,
+    FUZZ_REQUIRE(input_before.empty() ||
+                     std::memcmp(input.data(), input_before.data(), input_before.size()) == 0,
                  "status %d: the input was modified", status);
     if (status != LPNORM_OK) {
         require_error_reported(status, "call");
-        FUZZ_REQUIRE(!must_succeed || status == LPNORM_UNSUPPORTED, "valid call failed with status %d", status);
+        FUZZ_REQUIRE(!must_succeed || status == LPNORM_UNSUPPORTED,
+                     "valid call failed with status %d", status);
         FUZZ_REQUIRE(output.intact(true), "failed call (status %d) wrote its output", status);
         return CallResult::done;
     }
     require_success_reported("call");
-    FUZZ_REQUIRE(!expect_error, "call succeeded (query %s, misuse %d)", query.ok ? "ok" : "failed", kind);
+    FUZZ_REQUIRE(!expect_error, "call succeeded (query %s, misuse %d)", query.ok ? "ok" : "failed",
+                 kind);
     FUZZ_REQUIRE(output.intact(false), "call wrote outside its output");
     if (facts.nonnegative) {
         for (int64_t i = 0; i < out_ext.elements; i++) {

@@ -129,9 +129,11 @@ void run(PoolCase &c, const Reader &values) {
         facts.work = c.work(query);
         facts.nonnegative = c.params.mode == LPNORM_POOL_ABS;
         if (std::getenv("LPNORM_FUZZ_VERBOSE")) print_params(c.params);
-        const CallResult result = checked_call(
-            c.in, query, c.misuse, facts, values,
-            [&](const lpnorm_tensor *in, const lpnorm_tensor *out) { return lpnorm_pool(in, out, params); });
+        const CallResult result =
+            checked_call(c.in, query, c.misuse, facts, values,
+                         [&](const lpnorm_tensor *in, const lpnorm_tensor *out) {
+                             return lpnorm_pool(in, out, params);
+                         });
         if (result == CallResult::done) return;
     }
     FUZZ_REQUIRE(false, "the harness could not shrink the case");

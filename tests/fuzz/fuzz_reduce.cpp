@@ -57,8 +57,8 @@ void run(ReduceCase &c, const Reader &values) {
         facts.nonnegative = !(c.num_axes == 0 && c.empty_axes == 0);
         if (std::getenv("LPNORM_FUZZ_VERBOSE")) {
             print_array("axes", axes, std::max(c.num_axes, 0));
-            std::fprintf(stderr, " num_axes %d p %.17g keep_dims %d empty_axes %d\n", c.num_axes, c.p,
-                         c.keep_dims, c.empty_axes);
+            std::fprintf(stderr, " num_axes %d p %.17g keep_dims %d empty_axes %d\n", c.num_axes,
+                         c.p, c.keep_dims, c.empty_axes);
         }
         const CallResult result = checked_call(
             c.in, query, c.misuse, facts, values,

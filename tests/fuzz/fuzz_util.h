@@ -18,14 +18,14 @@
 namespace lpnorm_fuzz {
 
 // A violated library contract: report and abort, which libFuzzer records as a crash.
-#define FUZZ_REQUIRE(cond, ...)                                                  \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            std::fprintf(stderr, "contract violated: %s: ", #cond);             \
-            std::fprintf(stderr, __VA_ARGS__);                                   \
-            std::fprintf(stderr, " (last error: \"%s\")\n", lpnorm_last_error()); \
-            std::abort();                                                        \
-        }                                                                        \
+#define FUZZ_REQUIRE(cond, ...)                                                                    \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            std::fprintf(stderr, "contract violated: %s: ", #cond);                                \
+            std::fprintf(stderr, __VA_ARGS__);                                                     \
+            std::fprintf(stderr, " (last error: \"%s\")\n", lpnorm_last_error());                  \
+            std::abort();                                                                          \
+        }                                                                                          \
     } while (0)
 
 constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
@@ -80,19 +80,46 @@ T pick_special(Reader &r, uint8_t b, const T (&specials)[N]) {
 
 // Shape dims: 0..39, or large and invalid ones.
 inline int64_t pick_dim(Reader &r) {
-    static const int64_t specials[] = {
-        -1, -2, kI64Min, kI64Max, 64, 127, 255, 256, 1000, 1 << 16, 1 << 20, kI32Max,
-        int64_t(1) << 31, int64_t(1) << 32, (int64_t(1) << 32) + 1, int64_t(1) << 40,
-        int64_t(1) << 62, kI64Max / 2 + 1, kI64Max / 8, 3037000500 /* ~sqrt(2^63) */};
+    static const int64_t specials[] = {-1,
+                                       -2,
+                                       kI64Min,
+                                       kI64Max,
+                                       64,
+                                       127,
+                                       255,
+                                       256,
+                                       1000,
+                                       1 << 16,
+                                       1 << 20,
+                                       kI32Max,
+                                       int64_t(1) << 31,
+                                       int64_t(1) << 32,
+                                       (int64_t(1) << 32) + 1,
+                                       int64_t(1) << 40,
+                                       int64_t(1) << 62,
+                                       kI64Max / 2 + 1,
+                                       kI64Max / 8,
+                                       3037000500 /* ~sqrt(2^63) */};
     const uint8_t b = r.u8();
     return b < 0xC0 ? b % 40 : pick_special(r, b, specials);
 }
 
 // Element strides: byte - 32 for bytes below 0xC0 ([-32, 31] written as 0..63), else large.
 inline int64_t pick_stride(Reader &r) {
-    static const int64_t specials[] = {
-        kI64Min, kI64Max, -1, 0, kI32Max, kI32Min, int64_t(1) << 31, -(int64_t(1) << 31) - 1,
-        int64_t(1) << 32, int64_t(1) << 40, int64_t(1) << 62, -(int64_t(1) << 62), 1000, -1000};
+    static const int64_t specials[] = {kI64Min,
+                                       kI64Max,
+                                       -1,
+                                       0,
+                                       kI32Max,
+                                       kI32Min,
+                                       int64_t(1) << 31,
+                                       -(int64_t(1) << 31) - 1,
+                                       int64_t(1) << 32,
+                                       int64_t(1) << 40,
+                                       int64_t(1) << 62,
+                                       -(int64_t(1) << 62),
+                                       1000,
+                                       -1000};
     const uint8_t b = r.u8();
     return b < 0xC0 ? int64_t(b & 63) - 32 : pick_special(r, b, specials);
 }
@@ -106,9 +133,19 @@ inline int64_t pick_axis(Reader &r) {
 
 // Window attributes (kernel, strides, dilations, pads): 0..11, else large or negative.
 inline int64_t pick_window(Reader &r) {
-    static const int64_t specials[] = {
-        -1, kI64Min, kI64Max, kI32Max, int64_t(1) << 31, int64_t(1) << 32, 1000, 1 << 16,
-        1 << 20, (int64_t(1) << 30) + 1, kI64Max / 2, 64, 65};
+    static const int64_t specials[] = {-1,
+                                       kI64Min,
+                                       kI64Max,
+                                       kI32Max,
+                                       int64_t(1) << 31,
+                                       int64_t(1) << 32,
+                                       1000,
+                                       1 << 16,
+                                       1 << 20,
+                                       (int64_t(1) << 30) + 1,
+                                       kI64Max / 2,
+                                       64,
+                                       65};
     const uint8_t b = r.u8();
     return b < 0xC0 ? b % 12 : pick_special(r, b, specials);
 }
@@ -130,12 +167,38 @@ inline int32_t pick_rank(Reader &r) {
 // Norm orders: the first 0xF0 byte values index the list, the rest read raw double bits.
 inline double pick_p(Reader &r) {
     static const double inf = std::numeric_limits<double>::infinity();
-    static const double list[] = {
-        2, 1, 3, 0, inf, -inf, 0.5, 2.5, 4, 5, 1.5, 64, 65, 63.5, 100, 7,
-        std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN(), -1,
-        -0.0, std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min(),
-        std::numeric_limits<double>::max(), 1e-300, 1e300, 1e10, 0.1, 3.0000000000000004,
-        -2, 1e-5, 2.0000000000000004, 0.9999999999999999};
+    static const double list[] = {2,
+                                  1,
+                                  3,
+                                  0,
+                                  inf,
+                                  -inf,
+                                  0.5,
+                                  2.5,
+                                  4,
+                                  5,
+                                  1.5,
+                                  64,
+                                  65,
+                                  63.5,
+                                  100,
+                                  7,
+                                  std::numeric_limits<double>::quiet_NaN(),
+                                  -std::numeric_limits<double>::quiet_NaN(),
+                                  -1,
+                                  -0.0,
+                                  std::numeric_limits<double>::denorm_min(),
+                                  std::numeric_limits<double>::min(),
+                                  std::numeric_limits<double>::max(),
+                                  1e-300,
+                                  1e300,
+                                  1e10,
+                                  0.1,
+                                  3.0000000000000004,
+                                  -2,
+                                  1e-5,
+                                  2.0000000000000004,
+                                  0.9999999999999999};
     constexpr size_t n = sizeof list / sizeof list[0];
     const uint8_t b = r.u8();
     return b < 0xF0 ? list[b % n] : r.f64();
@@ -266,7 +329,8 @@ inline bool layout_strides(Reader &r, uint8_t layout, int rank, const int64_t *s
         for (int i = rank - 1; i >= 0; i--) {
             strides[i] = s;
             int64_t padded = 0;
-            if (shape[i] > 0 && __builtin_add_overflow(shape[i], r.u8() % 4, &padded)) padded = kI64Max;
+            if (shape[i] > 0 && __builtin_add_overflow(shape[i], r.u8() % 4, &padded))
+                padded = kI64Max;
             if (__builtin_mul_overflow(s, std::max<int64_t>(padded, 1), &s)) s = kI64Max;
         }
         return true;
@@ -278,18 +342,18 @@ inline bool layout_strides(Reader &r, uint8_t layout, int rank, const int64_t *s
 // are none). Each must be reported, not crash.
 enum Misuse : uint8_t {
     kNone,
-    kNullInput,        // input tensor pointer NULL
-    kNullOutput,       // output tensor pointer NULL
-    kNullInputData,    // input.data NULL
-    kNullShape,        // input.shape NULL
-    kNullOutputData,   // output.data NULL
-    kAlias,            // output.data = input.data
-    kOutputDtype,      // output dtype differs
-    kOutputShape,      // one output dim off by one (the next byte picks which)
-    kOutputRank,       // one more (or, at rank 8, one fewer) output dim
-    kOutputStrides,    // output strides: one pick_stride per dim (8 follow)
-    kDenseStrides,     // output strides written out, dense: valid
-    kNullParams,       // axes NULL with num_axes > 0 / pooling params NULL
+    kNullInput,       // input tensor pointer NULL
+    kNullOutput,      // output tensor pointer NULL
+    kNullInputData,   // input.data NULL
+    kNullShape,       // input.shape NULL
+    kNullOutputData,  // output.data NULL
+    kAlias,           // output.data = input.data
+    kOutputDtype,     // output dtype differs
+    kOutputShape,     // one output dim off by one (the next byte picks which)
+    kOutputRank,      // one more (or, at rank 8, one fewer) output dim
+    kOutputStrides,   // output strides: one pick_stride per dim (8 follow)
+    kDenseStrides,    // output strides written out, dense: valid
+    kNullParams,      // axes NULL with num_axes > 0 / pooling params NULL
 };
 
 // Fills `bytes` from the fuzz input's unread bytes, cyclically; a fixed pattern without any.
@@ -305,9 +369,11 @@ inline void fill_values(uint8_t *dst, size_t bytes, const Reader &r) {
 
 // After a failed call: a known status code and a non-empty one-line message.
 inline void require_error_reported(int status, const char *what) {
-    FUZZ_REQUIRE(status > LPNORM_OK && status <= LPNORM_INTERNAL, "%s returned status %d", what, status);
+    FUZZ_REQUIRE(status > LPNORM_OK && status <= LPNORM_INTERNAL, "%s returned status %d", what,
+                 status);
     const char *msg = lpnorm_last_error();
-    FUZZ_REQUIRE(msg != nullptr && msg[0] != '\0', "%s failed with status %d but no message", what, status);
+    FUZZ_REQUIRE(msg != nullptr && msg[0] != '\0', "%s failed with status %d but no message", what,
+                 status);
     FUZZ_REQUIRE(std::strchr(msg, '\n') == nullptr, "%s: message has a newline", what);
 }
 

@@ -16,7 +16,9 @@ const ld kNaN = std::numeric_limits<ld>::quiet_NaN();
 
 std::string str(i128 v) { return std::to_string(static_cast<long long>(v)); }
 
-std::string item(const char *name, size_t i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
+std::string item(const char *name, size_t i) {
+    return std::string(name) + "[" + std::to_string(i) + "]";
+}
 
 // Shortest decimal that reads back as `v`.
 std::string num(double v) {
@@ -39,31 +41,41 @@ bool fail(std::string *error, const std::string &message) {
 bool check_unit_list(const char *name, const std::vector<int64_t> &v, size_t spatial,
                      std::string *error) {
     if (!v.empty() && v.size() != spatial)
-        return fail(error, std::string(name) + " has " + std::to_string(v.size()) + " values; expected 0 or " +
-                               std::to_string(spatial) + " (1 per spatial dim)");
+        return fail(error, std::string(name) + " has " + std::to_string(v.size()) +
+                               " values; expected 0 or " + std::to_string(spatial) +
+                               " (1 per spatial dim)");
     for (size_t i = 0; i < v.size(); ++i)
         if (v[i] < 1) return fail(error, item(name, i) + " = " + str(v[i]) + " must be >= 1");
     return true;
 }
 
-bool check_attributes(const std::vector<int64_t> &shape, const PoolParams &params, std::string *error) {
+bool check_attributes(const std::vector<int64_t> &shape, const PoolParams &params,
+                      std::string *error) {
     const size_t spatial = params.kernel.size();
     if (spatial < 1 || spatial > 3)
-        return fail(error, "kernel has " + std::to_string(spatial) + " values; expected 1, 2 or 3 (1 per spatial dim)");
+        return fail(error, "kernel has " + std::to_string(spatial) +
+                               " values; expected 1, 2 or 3 (1 per spatial dim)");
     if (shape.size() != spatial + 2)
-        return fail(error, "input rank " + std::to_string(shape.size()) + " does not match kernel: expected rank " +
-                               std::to_string(spatial + 2) + " (N, C and " + std::to_string(spatial) + " spatial dims)");
+        return fail(error, "input rank " + std::to_string(shape.size()) +
+                               " does not match kernel: expected rank " +
+                               std::to_string(spatial + 2) + " (N, C and " +
+                               std::to_string(spatial) + " spatial dims)");
     for (size_t i = 0; i < shape.size(); ++i)
-        if (shape[i] < 0) return fail(error, "input shape[" + std::to_string(i) + "] = " + str(shape[i]) + " must be >= 0");
+        if (shape[i] < 0)
+            return fail(error, "input shape[" + std::to_string(i) + "] = " + str(shape[i]) +
+                                   " must be >= 0");
     for (size_t i = 0; i < spatial; ++i)
-        if (params.kernel[i] < 1) return fail(error, item("kernel", i) + " = " + str(params.kernel[i]) + " must be >= 1");
+        if (params.kernel[i] < 1)
+            return fail(error, item("kernel", i) + " = " + str(params.kernel[i]) + " must be >= 1");
     if (!check_unit_list("strides", params.strides, spatial, error)) return false;
     if (!check_unit_list("dilations", params.dilations, spatial, error)) return false;
     if (!params.pads.empty() && params.pads.size() != 2 * spatial)
-        return fail(error, "pads has " + std::to_string(params.pads.size()) + " values; expected 0 or " +
-                               std::to_string(2 * spatial) + " (2 per spatial dim)");
+        return fail(error, "pads has " + std::to_string(params.pads.size()) +
+                               " values; expected 0 or " + std::to_string(2 * spatial) +
+                               " (2 per spatial dim)");
     for (size_t i = 0; i < params.pads.size(); ++i)
-        if (params.pads[i] < 0) return fail(error, item("pads", i) + " = " + str(params.pads[i]) + " must be >= 0");
+        if (params.pads[i] < 0)
+            return fail(error, item("pads", i) + " = " + str(params.pads[i]) + " must be >= 0");
     if (!(std::isfinite(params.p) && params.p > 0))
         return fail(error, "p = " + num(params.p) + " must be finite and > 0");
     const int auto_pad = static_cast<int>(params.auto_pad);
@@ -71,32 +83,36 @@ bool check_attributes(const std::vector<int64_t> &shape, const PoolParams &param
         return fail(error, "auto_pad = " + std::to_string(auto_pad) +
                                " must be notset (0), same_upper (1), same_lower (2) or valid (3)");
     const int mode = static_cast<int>(params.mode);
-    if (mode < 0 || mode > 1) return fail(error, "mode = " + std::to_string(mode) + " must be abs (0) or signed_pow (1)");
+    if (mode < 0 || mode > 1)
+        return fail(error, "mode = " + std::to_string(mode) + " must be abs (0) or signed_pow (1)");
     const int overhang = static_cast<int>(params.overhang);
     if (overhang < 0 || overhang > 1)
-        return fail(error, "overhang = " + std::to_string(overhang) + " must be sum (0) or rescale (1)");
+        return fail(error,
+                    "overhang = " + std::to_string(overhang) + " must be sum (0) or rescale (1)");
     return true;
 }
 
 // Pads and output size of spatial dim i (input dim i + 2); the attributes are valid.
-bool resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params, size_t i, PoolAxis *a,
-                  std::string *error) {
+bool resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params, size_t i,
+                  PoolAxis *a, std::string *error) {
     const size_t spatial = params.kernel.size();
     a->input = shape[i + 2];
     a->kernel = params.kernel[i];
     a->stride = params.strides.empty() ? 1 : params.strides[i];
     a->dilation = params.dilations.empty() ? 1 : params.dilations[i];
     const std::string dim = "input shape[" + std::to_string(i + 2) + "] = " + str(a->input);
-    const std::string kernel_desc = item("kernel", i) + " = " + str(a->kernel) + ", " + item("dilations", i) +
-                                    " = " + str(a->dilation);
+    const std::string kernel_desc = item("kernel", i) + " = " + str(a->kernel) + ", " +
+                                    item("dilations", i) + " = " + str(a->dilation);
     const i128 in = a->input, s = a->stride;
     const i128 k_eff = static_cast<i128>(a->kernel - 1) * a->dilation + 1;
-    if (k_eff > kInt64Max) return fail(error, "dilated kernel (" + kernel_desc + ") overflows int64");
+    if (k_eff > kInt64Max)
+        return fail(error, "dilated kernel (" + kernel_desc + ") overflows int64");
 
     if (params.auto_pad == AutoPad::same_upper || params.auto_pad == AutoPad::same_lower) {
         const char *name = params.auto_pad == AutoPad::same_upper ? "same_upper" : "same_lower";
         if (in == 0)
-            return fail(error, dim + " gives no output under auto_pad " + name + " (ceil(0 / " + item("strides", i) + ") = 0)");
+            return fail(error, dim + " gives no output under auto_pad " + name + " (ceil(0 / " +
+                                   item("strides", i) + ") = 0)");
         const i128 out = (in + s - 1) / s;
         const i128 total = std::max<i128>(0, (out - 1) * s + k_eff - in);
         const i128 begin = params.auto_pad == AutoPad::same_upper ? total / 2 : total - total / 2;
@@ -116,12 +132,16 @@ bool resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params, s
     const i128 padded = in + pb + pe;
     if (padded > kInt64Max) return fail(error, padded_desc + " overflows int64");
     if (padded < k_eff)
-        return fail(error, padded_desc + " = " + str(padded) + " is smaller than the dilated kernel " + str(k_eff) +
-                               " (" + kernel_desc + ")");
+        return fail(error, padded_desc + " = " + str(padded) +
+                               " is smaller than the dilated kernel " + str(k_eff) + " (" +
+                               kernel_desc + ")");
     i128 out = params.ceil_mode ? (padded - k_eff + s - 1) / s + 1 : (padded - k_eff) / s + 1;
     // A last window that would start in the end padding is dropped.
     if (params.ceil_mode && (out - 1) * s >= in + pb) --out;
-    if (out < 1) return fail(error, padded_desc + ": ceil_mode drops the only window, which starts in the end padding");
+    if (out < 1)
+        return fail(
+            error,
+            padded_desc + ": ceil_mode drops the only window, which starts in the end padding");
     a->output = static_cast<int64_t>(out);
     return true;
 }
@@ -129,7 +149,8 @@ bool resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params, s
 // ---- Values --------------------------------------------------------------------------------
 
 bool pool_dtype(DType d) {
-    return d == DType::float32 || d == DType::float64 || d == DType::float16 || d == DType::bfloat16;
+    return d == DType::float32 || d == DType::float64 || d == DType::float16 ||
+           d == DType::bfloat16;
 }
 
 // The taps of one window along one spatial dim.
@@ -201,8 +222,9 @@ struct Accum {
 
 // The expected value of one output position, `window` holding its taps along each spatial dim
 // and `offset` the element offset of its (n, c) plane.
-Value window_value(const Tensor &input, int64_t offset, const std::vector<const AxisWindow *> &window,
-                   ld kernel_volume, const PoolParams &params) {
+Value window_value(const Tensor &input, int64_t offset,
+                   const std::vector<const AxisWindow *> &window, ld kernel_volume,
+                   const PoolParams &params) {
     const size_t spatial = window.size();
     std::vector<int64_t> extent(spatial);
     ld inside = 1;
@@ -225,7 +247,8 @@ Value window_value(const Tensor &input, int64_t offset, const std::vector<const 
     Value v;
     v.n = acc.n;
     v.max_log = acc.max_log;
-    if (params.overhang == Overhang::rescale && inside > 0 && inside < kernel_volume) v.scale = kernel_volume / inside;
+    if (params.overhang == Overhang::rescale && inside > 0 && inside < kernel_volume)
+        v.scale = kernel_volume / inside;
     v.sum = acc.sum * v.scale;
     v.abs_sum = acc.abs_sum * v.scale;
     v.value = root(v.sum, params.p);
@@ -289,9 +312,11 @@ Result pool(const Tensor &input, const PoolParams &params) {
             std::vector<int64_t> o(spatial, 0);
             do {
                 std::vector<const AxisWindow *> window(spatial);
-                for (size_t d = 0; d < spatial; ++d) window[d] = &windows[d][static_cast<size_t>(o[d])];
-                result.values.push_back(window_value(input, n * input.strides[0] + c * input.strides[1], window,
-                                                     kernel_volume, params));
+                for (size_t d = 0; d < spatial; ++d)
+                    window[d] = &windows[d][static_cast<size_t>(o[d])];
+                result.values.push_back(window_value(input,
+                                                     n * input.strides[0] + c * input.strides[1],
+                                                     window, kernel_volume, params));
             } while (next_index(&o, out_extent));
         }
     }
@@ -351,8 +376,8 @@ struct Accumulator {
 
 Accumulator accumulator(DType dtype) {
     if (dtype == DType::float64)
-        return {DType::float64, std::ldexp(1.0L, -53), std::ldexp(1.0L, -1074), std::ldexp(1.0L, -1022),
-                std::ldexp(2.0L - std::ldexp(1.0L, -53), 1023)};
+        return {DType::float64, std::ldexp(1.0L, -53), std::ldexp(1.0L, -1074),
+                std::ldexp(1.0L, -1022), std::ldexp(2.0L - std::ldexp(1.0L, -53), 1023)};
     return {DType::float32, std::ldexp(1.0L, -24), std::ldexp(1.0L, -149), std::ldexp(1.0L, -126),
             std::ldexp(2.0L - std::ldexp(1.0L, -24), 127)};
 }
@@ -412,8 +437,8 @@ PoolRange pool_allowed_range(DType dtype, const PoolParams &params, const Value 
     // float32 sums in float32 keep their range (steps 4 and 6); signed odd p sums in float64.
     const bool odd_p = p == std::floor(p) && std::fmod(p, 2.0L) == 1;
     const bool range_kept = dtype == DType::float32 && !(is_signed && odd_p);
-    const bool tiny_terms = range_kept && expected.max_log > 0 &&
-                            -p * expected.max_log < std::log(a.normal_min);
+    const bool tiny_terms =
+        range_kept && expected.max_log > 0 && -p * expected.max_log < std::log(a.normal_min);
     const ld underflow = tiny_terms ? 2 * (n + 1) * a.denorm_min * expected.scale * (1 + e_k) : 0;
     const ld D = expected.abs_sum * (growth * (1 + e_own) - 1) + underflow;
     ld s_lo = expected.sum - D, s_hi = expected.sum + D;

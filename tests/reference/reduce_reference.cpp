@@ -50,15 +50,22 @@ void write_as(void *ptr, T value) {
 bool is_int64_like(DType d) { return d == DType::int64 || d == DType::uint64; }
 
 bool floating(DType d) {
-    return d == DType::float32 || d == DType::float16 || d == DType::bfloat16 || d == DType::float64;
+    return d == DType::float32 || d == DType::float16 || d == DType::bfloat16 ||
+           d == DType::float64;
 }
 
 size_t element_size(DType d) {
     switch (d) {
-        case DType::int8: case DType::uint8: return 1;
-        case DType::float16: case DType::bfloat16: case DType::int16: case DType::uint16: return 2;
-        case DType::float32: case DType::int32: case DType::uint32: return 4;
-        default: return 8;
+    case DType::int8:
+    case DType::uint8: return 1;
+    case DType::float16:
+    case DType::bfloat16:
+    case DType::int16:
+    case DType::uint16: return 2;
+    case DType::float32:
+    case DType::int32:
+    case DType::uint32: return 4;
+    default: return 8;
     }
 }
 
@@ -84,7 +91,9 @@ ld half_value(uint16_t bits) {
     const ld sign = (bits & 0x8000) ? -1.0L : 1.0L;
     const int e = (bits >> 10) & 0x1f;
     const int m = bits & 0x3ff;
-    if (e == 0x1f) return m ? std::numeric_limits<ld>::quiet_NaN() : sign * std::numeric_limits<ld>::infinity();
+    if (e == 0x1f)
+        return m ? std::numeric_limits<ld>::quiet_NaN()
+                 : sign * std::numeric_limits<ld>::infinity();
     if (e == 0) return sign * std::ldexp(static_cast<ld>(m), -24);
     return sign * std::ldexp(static_cast<ld>(1024 + m), e - 25);
 }
@@ -107,36 +116,36 @@ ld bfloat16_value(uint16_t bits) {
 
 ld round_to_dtype(DType dtype, ld v) {
     switch (dtype) {
-        case DType::float32: return round_format(v, 24, -126, 127);
-        case DType::float16: return round_format(v, 11, -14, 15);
-        case DType::bfloat16: return round_format(v, 8, -126, 127);
-        case DType::float64: return round_format(v, 53, -1022, 1023);
-        case DType::int8: return truncate_saturate<int8_t>(v);
-        case DType::uint8: return truncate_saturate<uint8_t>(v);
-        case DType::int16: return truncate_saturate<int16_t>(v);
-        case DType::uint16: return truncate_saturate<uint16_t>(v);
-        case DType::int32: return truncate_saturate<int32_t>(v);
-        case DType::uint32: return truncate_saturate<uint32_t>(v);
-        case DType::int64: return truncate_saturate<int64_t>(v);
-        case DType::uint64: return truncate_saturate<uint64_t>(v);
+    case DType::float32: return round_format(v, 24, -126, 127);
+    case DType::float16: return round_format(v, 11, -14, 15);
+    case DType::bfloat16: return round_format(v, 8, -126, 127);
+    case DType::float64: return round_format(v, 53, -1022, 1023);
+    case DType::int8: return truncate_saturate<int8_t>(v);
+    case DType::uint8: return truncate_saturate<uint8_t>(v);
+    case DType::int16: return truncate_saturate<int16_t>(v);
+    case DType::uint16: return truncate_saturate<uint16_t>(v);
+    case DType::int32: return truncate_saturate<int32_t>(v);
+    case DType::uint32: return truncate_saturate<uint32_t>(v);
+    case DType::int64: return truncate_saturate<int64_t>(v);
+    case DType::uint64: return truncate_saturate<uint64_t>(v);
     }
     return std::numeric_limits<ld>::quiet_NaN();
 }
 
 ld load(DType dtype, const void *ptr) {
     switch (dtype) {
-        case DType::float32: return read_as<float>(ptr);
-        case DType::float16: return half_value(read_as<uint16_t>(ptr));
-        case DType::bfloat16: return bfloat16_value(read_as<uint16_t>(ptr));
-        case DType::float64: return read_as<double>(ptr);
-        case DType::int8: return read_as<int8_t>(ptr);
-        case DType::uint8: return read_as<uint8_t>(ptr);
-        case DType::int16: return read_as<int16_t>(ptr);
-        case DType::uint16: return read_as<uint16_t>(ptr);
-        case DType::int32: return read_as<int32_t>(ptr);
-        case DType::uint32: return read_as<uint32_t>(ptr);
-        case DType::int64: return static_cast<ld>(read_as<int64_t>(ptr));
-        case DType::uint64: return static_cast<ld>(read_as<uint64_t>(ptr));
+    case DType::float32: return read_as<float>(ptr);
+    case DType::float16: return half_value(read_as<uint16_t>(ptr));
+    case DType::bfloat16: return bfloat16_value(read_as<uint16_t>(ptr));
+    case DType::float64: return read_as<double>(ptr);
+    case DType::int8: return read_as<int8_t>(ptr);
+    case DType::uint8: return read_as<uint8_t>(ptr);
+    case DType::int16: return read_as<int16_t>(ptr);
+    case DType::uint16: return read_as<uint16_t>(ptr);
+    case DType::int32: return read_as<int32_t>(ptr);
+    case DType::uint32: return read_as<uint32_t>(ptr);
+    case DType::int64: return static_cast<ld>(read_as<int64_t>(ptr));
+    case DType::uint64: return static_cast<ld>(read_as<uint64_t>(ptr));
     }
     return std::numeric_limits<ld>::quiet_NaN();
 }
@@ -144,18 +153,18 @@ ld load(DType dtype, const void *ptr) {
 void store(DType dtype, void *ptr, ld v) {
     const ld r = round_to_dtype(dtype, v);
     switch (dtype) {
-        case DType::float32: write_as(ptr, static_cast<float>(r)); break;
-        case DType::float16: write_as(ptr, half_bits(r)); break;
-        case DType::bfloat16: write_as(ptr, bfloat16_bits(r)); break;
-        case DType::float64: write_as(ptr, static_cast<double>(r)); break;
-        case DType::int8: write_as(ptr, static_cast<int8_t>(r)); break;
-        case DType::uint8: write_as(ptr, static_cast<uint8_t>(r)); break;
-        case DType::int16: write_as(ptr, static_cast<int16_t>(r)); break;
-        case DType::uint16: write_as(ptr, static_cast<uint16_t>(r)); break;
-        case DType::int32: write_as(ptr, static_cast<int32_t>(r)); break;
-        case DType::uint32: write_as(ptr, static_cast<uint32_t>(r)); break;
-        case DType::int64: write_as(ptr, static_cast<int64_t>(r)); break;
-        case DType::uint64: write_as(ptr, static_cast<uint64_t>(r)); break;
+    case DType::float32: write_as(ptr, static_cast<float>(r)); break;
+    case DType::float16: write_as(ptr, half_bits(r)); break;
+    case DType::bfloat16: write_as(ptr, bfloat16_bits(r)); break;
+    case DType::float64: write_as(ptr, static_cast<double>(r)); break;
+    case DType::int8: write_as(ptr, static_cast<int8_t>(r)); break;
+    case DType::uint8: write_as(ptr, static_cast<uint8_t>(r)); break;
+    case DType::int16: write_as(ptr, static_cast<int16_t>(r)); break;
+    case DType::uint16: write_as(ptr, static_cast<uint16_t>(r)); break;
+    case DType::int32: write_as(ptr, static_cast<int32_t>(r)); break;
+    case DType::uint32: write_as(ptr, static_cast<uint32_t>(r)); break;
+    case DType::int64: write_as(ptr, static_cast<int64_t>(r)); break;
+    case DType::uint64: write_as(ptr, static_cast<uint64_t>(r)); break;
     }
 }
 
@@ -173,7 +182,8 @@ bool reduced_dims(const std::vector<int64_t> &shape, const ReduceParams &params,
     const auto policy = static_cast<int>(params.empty_axes);
     if (policy < 0 || policy > 2) return *error = "empty_axes = " + std::to_string(policy), false;
     const double p = params.p;
-    if (std::isnan(p) || (p < 0 && p != -HUGE_VAL)) return *error = "p = " + std::to_string(p), false;
+    if (std::isnan(p) || (p < 0 && p != -HUGE_VAL))
+        return *error = "p = " + std::to_string(p), false;
 
     reduced->assign(shape.size(), false);
     for (size_t i = 0; i < params.axes.size(); ++i) {
@@ -201,8 +211,10 @@ bool output_shape(const std::vector<int64_t> &input_shape, const ReduceParams &p
     if (!reduced_dims(input_shape, params, &reduced, error)) return false;
     shape->clear();
     for (size_t i = 0; i < input_shape.size(); ++i) {
-        if (!reduced[i]) shape->push_back(input_shape[i]);
-        else if (params.keep_dims) shape->push_back(1);
+        if (!reduced[i])
+            shape->push_back(input_shape[i]);
+        else if (params.keep_dims)
+            shape->push_back(1);
     }
     return true;
 }
@@ -272,17 +284,29 @@ Result reduce(const Tensor &input, const ReduceParams &params) {
             if (a != 0 && std::isfinite(a)) v.max_log = std::max(v.max_log, std::fabs(std::log(a)));
             max_abs = std::max(max_abs, a);
             min_abs = std::min(min_abs, a);
-            sum += p == 1 ? a : p == 2 ? a * a : p == 3 ? a * a * a : std::pow(a, static_cast<ld>(p));
+            sum += p == 1   ? a
+                   : p == 2 ? a * a
+                   : p == 3 ? a * a * a
+                            : std::pow(a, static_cast<ld>(p));
         });
-        if (v.n == 0) v.value = 0;  // reduction over an empty set gives 0 for every p
-        else if (p == 0) v.value = static_cast<ld>(nonzero);
-        else if (nan) v.value = std::numeric_limits<ld>::quiet_NaN();
-        else if (p == HUGE_VAL) v.value = max_abs;
-        else if (p == -HUGE_VAL) v.value = min_abs;
-        else if (p == 1) v.value = sum;
-        else if (p == 2) v.value = std::sqrt(sum);
-        else if (p == 3) v.value = std::cbrt(sum);
-        else v.value = std::pow(sum, 1.0L / static_cast<ld>(p));
+        if (v.n == 0)
+            v.value = 0;  // reduction over an empty set gives 0 for every p
+        else if (p == 0)
+            v.value = static_cast<ld>(nonzero);
+        else if (nan)
+            v.value = std::numeric_limits<ld>::quiet_NaN();
+        else if (p == HUGE_VAL)
+            v.value = max_abs;
+        else if (p == -HUGE_VAL)
+            v.value = min_abs;
+        else if (p == 1)
+            v.value = sum;
+        else if (p == 2)
+            v.value = std::sqrt(sum);
+        else if (p == 3)
+            v.value = std::cbrt(sum);
+        else
+            v.value = std::pow(sum, 1.0L / static_cast<ld>(p));
         result.values.push_back(v);
     });
     return result;
@@ -328,13 +352,13 @@ Range allowed_range(DType dtype, double p, const Value &expected, bool float32_s
         return r;
     }
     const bool float32_acc = dtype == DType::float16 || dtype == DType::bfloat16 ||
-                          (float32_sums && dtype == DType::float32);
+                             (float32_sums && dtype == DType::float32);
     const ld u = float32_acc ? std::ldexp(1.0L, -24) : std::ldexp(1.0L, -53);
     const bool integer = !floating(dtype);
     const ld two53 = std::ldexp(1.0L, 53);
     auto acc_representable = [&](ld x) {
         return float32_acc ? static_cast<ld>(static_cast<float>(x)) == x
-                        : static_cast<ld>(static_cast<double>(x)) == x;
+                           : static_cast<ld>(static_cast<double>(x)) == x;
     };
 
     ld E = 0;
@@ -345,22 +369,26 @@ Range allowed_range(DType dtype, double p, const Value &expected, bool float32_s
     } else {
         const ld pl = p;
         const ld max_in = std::exp(expected.max_log);  // bounds the largest |x| from above
-        const bool exact_sum = integer && (p == 1 || p == 2 || p == 3) &&
-                               std::pow(v, pl) < std::ldexp(1.0L, 52);
+        const bool exact_sum =
+            integer && (p == 1 || p == 2 || p == 3) && std::pow(v, pl) < std::ldexp(1.0L, 52);
         ld e_t = 0, e_s = 0;
         if (!exact_sum) {
             const ld e_conv = is_int64_like(dtype) && max_in > two53 ? std::pow(1 + u, pl) - 1 : 0;
             ld e_op = 0;
-            if (p == 2) e_op = u;
-            else if (p == 3) e_op = (1 + u) * (1 + u) - 1;
-            else if (p != 1) e_op = 4 * u + (acc_representable(pl) ? 0 : pl * expected.max_log * u);
+            if (p == 2)
+                e_op = u;
+            else if (p == 3)
+                e_op = (1 + u) * (1 + u) - 1;
+            else if (p != 1)
+                e_op = 4 * u + (acc_representable(pl) ? 0 : pl * expected.max_log * u);
             e_t = (1 + e_conv) * (1 + e_op) - 1;
             const ld k = static_cast<ld>(std::max<int64_t>(expected.n - 1, 0));
             const ld gamma = k * u / (1 - k * u);
             e_s = (1 + e_t) * (1 + gamma) - 1;
         }
         ld e_r = 0;
-        if (p == 2) e_r = exact_sum ? 0 : u;
+        if (p == 2)
+            e_r = exact_sum ? 0 : u;
         else if (p != 1) {
             const ld inv = 1.0L / pl;
             e_r = 4 * u + (acc_representable(inv) ? 0 : std::fabs(std::log(v)) * u);

@@ -47,7 +47,7 @@ struct Value {
 
 struct Result {
     bool ok = false;
-    std::string error;          // why the request is invalid, when !ok
+    std::string error;           // why the request is invalid, when !ok
     std::vector<int64_t> shape;  // output shape
     std::vector<Value> values;   // dense row-major over `shape`
 };

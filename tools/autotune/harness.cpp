@@ -1,9 +1,10 @@
 // The measuring side of tools/autotune: one executable per candidate schedule, linked with the
 // candidate's kernel (always named lpnorm_tune_kernel), the Halide runtime, the library's thread
 // pool (runtime/thread_pool.cpp, so that thresholds and task sizes are tuned against the pool
-// the library runs them on) and the bandwidth probe of bench/. For each case it checks the kernel against a plain double-precision loop,
-// then times it, and prints one JSON object on stdout. It runs on the target machine (natively,
-// under an emulator or through a user's runner), so it uses the C++ standard library only.
+// the library runs them on) and the bandwidth probe of bench/. For each case it checks the kernel
+// against a plain double-precision loop, then times it, and prints one JSON object on stdout. It
+// runs on the target machine (natively, under an emulator or through a user's runner), so it uses
+// the C++ standard library only.
 //
 //   harness [--threads N] [--min-sample-seconds S] [--samples N] [--max-samples N]
 //           [--no-time] [--probe] CASE...
@@ -93,8 +94,8 @@ Elem from_float(float f) {
 double to_double(Elem h) {
     const int exponent = (h >> 10) & 0x1F;
     const int mantissa = h & 0x3FF;
-    double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
-                                     : std::ldexp(1024 + mantissa, exponent - 25);
+    double magnitude =
+        exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024 + mantissa, exponent - 25);
     if (exponent == 31) magnitude = mantissa ? NAN : INFINITY;
     return (h & 0x8000) ? -magnitude : magnitude;
 }
@@ -135,9 +136,13 @@ struct CacheLineAllocator {
     }
     void deallocate(T *p, size_t) { std::free(p); }
     template <typename U>
-    bool operator==(const CacheLineAllocator<U> &) const { return true; }
+    bool operator==(const CacheLineAllocator<U> &) const {
+        return true;
+    }
     template <typename U>
-    bool operator!=(const CacheLineAllocator<U> &) const { return false; }
+    bool operator!=(const CacheLineAllocator<U> &) const {
+        return false;
+    }
 };
 using Elems = std::vector<Elem, CacheLineAllocator<Elem>>;
 
@@ -241,9 +246,8 @@ double compare(const std::vector<double> &want, const Elem *got_elems, double to
     for (size_t i = 0; i < want.size(); i++) {
         const double got = to_double(got_elems[i]);
         const double expected = representable(want[i]);
-        double err = got == expected ? 0
-                                     : std::fabs(got - expected) /
-                                           std::max(std::fabs(expected), 1e-30);
+        double err =
+            got == expected ? 0 : std::fabs(got - expected) / std::max(std::fabs(expected), 1e-30);
         if (std::isnan(got) != std::isnan(expected) || std::isnan(err)) err = INFINITY;
         if (err > worst) {
             worst = err;
@@ -281,10 +285,9 @@ double root(int kind, double p, double s) {
 // (only `timed` on inputs of more than 2^20 elements, where the reference is slow), then
 // times `timed` and, with opt.probe, the streaming-read probe over the input: one JSON line.
 template <typename Call, typename Reference, size_t N>
-std::string check_and_time(const std::string &text, const Elems &in,
-                           const Elems &out, Call call, Reference reference,
-                           const PKind (&kinds)[N], PKind timed, double tolerance,
-                           const Options &opt) {
+std::string check_and_time(const std::string &text, const Elems &in, const Elems &out, Call call,
+                           Reference reference, const PKind (&kinds)[N], PKind timed,
+                           double tolerance, const Options &opt) {
     double worst = 0;
     const bool small = in.size() <= (1u << 20);
     for (PKind k : kinds) {
@@ -293,16 +296,16 @@ std::string check_and_time(const std::string &text, const Elems &in,
         std::string where;
         double err = compare(reference(k), out.data(), tolerance, &where);
         if (std::isinf(err)) {
-            return "{\"case\": \"" + text + "\", \"ok\": false, \"why\": \"p = " +
-                   std::to_string(k.p) + ", " + where + "\"}";
+            return "{\"case\": \"" + text +
+                   "\", \"ok\": false, \"why\": \"p = " + std::to_string(k.p) + ", " + where +
+                   "\"}";
         }
         worst = std::max(worst, err);
     }
-    std::string json = "{\"case\": \"" + text + "\", \"ok\": true, \"max_rel_err\": " +
-                       number(worst);
+    std::string json =
+        "{\"case\": \"" + text + "\", \"ok\": true, \"max_rel_err\": " + number(worst);
     if (opt.time) {
-        Timing t = time_calls([&] { call(timed); }, opt.min_sample, opt.samples,
-                              opt.max_samples);
+        Timing t = time_calls([&] { call(timed); }, opt.min_sample, opt.samples, opt.max_samples);
         char buf[256];
         std::snprintf(buf, sizeof buf,
                       ", \"seconds\": %.9g, \"median\": %.9g, \"spread\": %.4f, \"samples\": %d, "
@@ -338,8 +341,10 @@ Case parse_case(const std::string &text) {
     const bool general = c.in_extents.size() == lpnorm::abi::kGeneralRank;
     for (size_t d = 0; d < c.in_extents.size(); d++) {
         bool reduced = (c.mask >> d) & 1;
-        if (!reduced) c.out_extents.push_back(c.in_extents[d]);
-        else if (general) c.out_extents.push_back(1);
+        if (!reduced)
+            c.out_extents.push_back(c.in_extents[d]);
+        else if (general)
+            c.out_extents.push_back(1);
     }
     return c;
 }
@@ -374,9 +379,9 @@ std::string run_case(const std::string &text, const Options &opt) {
             fail("kernel returned " + std::to_string(err) + " on " + text + ": " + g_halide_error);
         }
     };
-    return check_and_time(text, in.data, out.data, call,
-                          [&](PKind k) { return reference(c, in.data, k); }, kKinds, kTimed,
-                          kTolerance, opt);
+    return check_and_time(
+        text, in.data, out.data, call, [&](PKind k) { return reference(c, in.data, k); }, kKinds,
+        kTimed, kTolerance, opt);
 }
 
 #else
@@ -409,8 +414,11 @@ Case parse_case(const std::string &text) {
         if (static_cast<int>(v.size()) != c.spatial) {
             fail("'" + parts[i] + "': one per spatial dim");
         }
-        int32_t *field = parts[i][0] == 'k' ? c.k : parts[i][0] == 's' ? c.s
-                         : parts[i][0] == 'p' ? c.pad : parts[i][0] == 'd' ? c.dil : nullptr;
+        int32_t *field = parts[i][0] == 'k'   ? c.k
+                         : parts[i][0] == 's' ? c.s
+                         : parts[i][0] == 'p' ? c.pad
+                         : parts[i][0] == 'd' ? c.dil
+                                              : nullptr;
         if (!field) fail("unknown field '" + parts[i] + "'");
         for (int d = 0; d < c.spatial; d++) field[d] = static_cast<int32_t>(v[d]);
     }
@@ -465,16 +473,16 @@ std::string run_case(const std::string &text, const Options &opt) {
     Tensor in(c.in_extents), out(c.out_extents);
     fill(in.data);
     auto call = [&](PKind k) {
-        if (int err = lpnorm_tune_kernel(&in.buf, k.kind, k.p, 0, 0, c.k[0], c.k[1], c.k[2],
-                                         c.s[0], c.s[1], c.s[2], c.dil[0], c.dil[1], c.dil[2],
-                                         c.pad[0], c.pad[1], c.pad[2], c.pad[0], c.pad[1],
-                                         c.pad[2], &out.buf)) {
+        if (int err =
+                lpnorm_tune_kernel(&in.buf, k.kind, k.p, 0, 0, c.k[0], c.k[1], c.k[2], c.s[0],
+                                   c.s[1], c.s[2], c.dil[0], c.dil[1], c.dil[2], c.pad[0], c.pad[1],
+                                   c.pad[2], c.pad[0], c.pad[1], c.pad[2], &out.buf)) {
             fail("kernel returned " + std::to_string(err) + " on " + text + ": " + g_halide_error);
         }
     };
-    return check_and_time(text, in.data, out.data, call,
-                          [&](PKind k) { return reference(c, in.data, k); }, kKinds, kTimed,
-                          2e-5, opt);
+    return check_and_time(
+        text, in.data, out.data, call, [&](PKind k) { return reference(c, in.data, k); }, kKinds,
+        kTimed, 2e-5, opt);
 }
 #endif
 
@@ -507,14 +515,22 @@ int main(int argc, char **argv) {
             if (i + 1 >= argc) fail(a + " needs a value");
             return argv[++i];
         };
-        if (a == "--threads") opt.threads = std::atoi(value().c_str());
-        else if (a == "--min-sample-seconds") opt.min_sample = std::atof(value().c_str());
-        else if (a == "--samples") opt.samples = std::atoi(value().c_str());
-        else if (a == "--max-samples") opt.max_samples = std::atoi(value().c_str());
-        else if (a == "--no-time") opt.time = false;
-        else if (a == "--probe") opt.probe = true;
-        else if (a.rfind("--", 0) == 0) fail("unknown flag " + a);
-        else cases.push_back(a);
+        if (a == "--threads")
+            opt.threads = std::atoi(value().c_str());
+        else if (a == "--min-sample-seconds")
+            opt.min_sample = std::atof(value().c_str());
+        else if (a == "--samples")
+            opt.samples = std::atoi(value().c_str());
+        else if (a == "--max-samples")
+            opt.max_samples = std::atoi(value().c_str());
+        else if (a == "--no-time")
+            opt.time = false;
+        else if (a == "--probe")
+            opt.probe = true;
+        else if (a.rfind("--", 0) == 0)
+            fail("unknown flag " + a);
+        else
+            cases.push_back(a);
     }
     opt.max_samples = std::max(opt.max_samples, std::max(opt.samples, 3));
     halide_set_num_threads(opt.threads);
