@@ -185,7 +185,7 @@ int count_sites(const std::string &text) {
         return int(std::distance(std::sregex_iterator(text.begin(), text.end(), re),
                                  std::sregex_iterator()));
     };
-    return count(R"(Status\((lpnorm::)?ErrorCode::)") +
+    return count(R"(Status\(\s*(lpnorm::)?ErrorCode::)") +
            count(R"((^|[^A-Za-z0-9_])(bad|invalid)\()") - 2 * count(R"(Status (bad|invalid)\()");
 }
 
