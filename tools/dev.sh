@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine (idempotently), builds lpnorm, and runs one job:
 #   tools/dev.sh demo      build, then run `lpnorm demo`
-#   tools/dev.sh test      build, then run every test (ctest; the Python package's pytest
-#                          included), then the Python wheel's tests in a clean virtualenv
-#                          (python), then the sanitize job, then the same for ARM64 (arm), then
-#                          the Android kernels archive (android)
+#   tools/dev.sh test      check the C/C++ formatting (format), build, then run every test
+#                          (ctest; the Python package's pytest included), then the Python
+#                          wheel's tests in a clean virtualenv (python), then the sanitize job,
+#                          then the same for ARM64 (arm), then the Android kernels archive
+#                          (android)
 #   tools/dev.sh python    build, then the wheel `pip install .` makes, from the build tree,
 #                          installed into a clean virtualenv and tested there
+#   tools/dev.sh format    check that every tracked C/C++ file matches .clang-format (the
+#                          test job does this first)
 #   tools/dev.sh sanitize  the `sanitize` preset only: ASan+UBSan tests and the fuzz targets
 #   tools/dev.sh arm       cross-build for aarch64-linux-gnu, then run every test, `lpnorm info`
 #                          and `lpnorm demo --quick` under qemu-aarch64
@@ -58,6 +61,9 @@ install_debian_packages() {
     fi
     if [ "$job" = test ] || [ "$job" = sanitize ]; then
         wanted+=(clang libclang-rt-14-dev)
+    fi
+    if [ "$job" = test ] || [ "$job" = format ]; then
+        wanted+=(clang-format git)
     fi
     if [ "$job" = test ]; then
         # OpenCL on the CPU (PoCL) with the ICD loader and headers: the OpenCL backend's tests.
@@ -122,6 +128,14 @@ configure() {
 build() {
     configure
     cmake --build "$build_dir" -j "$jobs"
+}
+
+# Every tracked C/C++ file as .clang-format says (Debian 12's clang-format 14); prints the
+# differences and fails otherwise. `clang-format -i FILE` applies the style.
+format_check() {
+    (cd "$root" && git ls-files -z '*.c' '*.cc' '*.cpp' '*.h' '*.hpp' |
+        xargs -0 clang-format --dry-run -Werror)
+    log "format: every C/C++ file matches .clang-format"
 }
 
 # The `sanitize` preset (clang, ASan+UBSan, AVX2 kernels only): every test, each fuzz target
@@ -212,6 +226,7 @@ demo)
     ;;
 test)
     setup
+    format_check
     build
     export PATH="$venv/bin:$PATH"
     ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
@@ -223,6 +238,10 @@ test)
 sanitize)
     setup
     sanitize
+    ;;
+format)
+    setup
+    format_check
     ;;
 python)
     setup
