@@ -10,6 +10,9 @@
 #                          installed into a clean virtualenv and tested there
 #   tools/dev.sh format    check that every tracked C/C++ file matches .clang-format (the
 #                          test job does this first)
+#   tools/dev.sh openvino  build with the OpenVINO extension (openvino/; OpenVINO's wheel in a
+#                          virtualenv of its own, which the test job makes too), then run its
+#                          tests
 #   tools/dev.sh sanitize  the `sanitize` preset only: ASan+UBSan tests and the fuzz targets
 #   tools/dev.sh arm       cross-build for aarch64-linux-gnu, then run every test, `lpnorm info`
 #                          and `lpnorm demo --quick` under qemu-aarch64
@@ -116,13 +119,31 @@ setup() {
     fi
 }
 
+# The OpenVINO wheel (its C++ headers and CMake package), onnx and pytest, in a virtualenv of
+# their own: the OpenVINO extension builds against it and its tests run in it.
+openvino_venv="$build_dir/openvino-venv"
+install_openvino() {
+    [ -x "$openvino_venv/bin/python" ] || python3 -m venv "$openvino_venv"
+    log "installing openvino/requirements-test.txt into $openvino_venv"
+    "$openvino_venv/bin/python" -m pip install -q --disable-pip-version-check \
+        -r "$root/openvino/requirements-test.txt"
+}
+
 configure() {
-    local bench_flag="OFF"
+    local bench_flag="OFF" openvino_flags=()
     { [ "$job" = bench ] || [ "$job" = peers ] || [ "$job" = gpu ]; } && bench_flag="ON"
+    if [ "$job" = test ] || [ "$job" = openvino ]; then
+        install_openvino
+        local openvino_cmake
+        openvino_cmake="$("$openvino_venv/bin/python" -c \
+            'import openvino, os; print(os.path.join(os.path.dirname(openvino.__file__), "cmake"))')"
+        openvino_flags=(-DLPNORM_BUILD_OPENVINO=ON "-DOpenVINO_DIR=$openvino_cmake"
+                        "-DLPNORM_OPENVINO_PYTHON=$openvino_venv/bin/python")
+    fi
     export PATH="$venv/bin:$PATH"
     cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON -DLPNORM_BUILD_BENCH="$bench_flag" \
-        -DLPNORM_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$venv/bin/python"
+        -DLPNORM_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$venv/bin/python" "${openvino_flags[@]}"
 }
 
 build() {
@@ -242,6 +263,12 @@ sanitize)
 format)
     setup
     format_check
+    ;;
+openvino)
+    setup
+    build
+    export PATH="$venv/bin:$PATH"
+    ctest --test-dir "$build_dir" -R openvino_extension --output-on-failure
     ;;
 python)
     setup

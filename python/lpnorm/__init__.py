@@ -10,6 +10,8 @@ written. The GIL is released while a kernel runs.
 from __future__ import annotations
 
 import operator
+import os
+import sys
 from typing import Any, Optional, Sequence, Union
 
 import numpy
@@ -18,7 +20,8 @@ from numpy import ndarray as _ndarray
 from . import _core
 from ._core import Error
 
-__all__ = ["Error", "reduce", "pool", "info", "set_num_threads", "num_threads"]
+__all__ = ["Error", "reduce", "pool", "info", "set_num_threads", "num_threads",
+           "openvino_extension"]
 
 _EMPTY_AXES = {"identity": 0, "reduce_all": 1, "elementwise": 2}
 _AUTO_PAD = {"NOTSET": 0, "SAME_UPPER": 1, "SAME_LOWER": 2, "VALID": 3}
@@ -210,3 +213,26 @@ def set_num_threads(n: int) -> None:
 def num_threads() -> int:
     """Threads kernels run on: the count set by set_num_threads, else one per core."""
     return _core.num_threads()
+
+
+def openvino_extension() -> str:
+    """Path of lpnorm's OpenVINO extension library, for ``openvino.Core().add_extension(path)``.
+
+    The library beside this package when it was built or installed with it (CMake options
+    LPNORM_BUILD_OPENVINO and LPNORM_BUILD_PYTHON), else the path in the environment variable
+    LPNORM_OPENVINO_EXTENSION. Raises :class:`Error` when neither names an existing file.
+    """
+    name = {"win32": "lpnorm_openvino.dll", "darwin": "liblpnorm_openvino.dylib"}.get(
+        sys.platform, "liblpnorm_openvino.so")
+    beside = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    if os.path.isfile(beside):
+        return beside
+    path = os.environ.get("LPNORM_OPENVINO_EXTENSION")
+    if path:
+        if not os.path.isfile(path):
+            raise Error(f"LPNORM_OPENVINO_EXTENSION = {path!r} is not a file")
+        return path
+    raise Error(f"lpnorm's OpenVINO extension is not installed: {name} is not beside the "
+                "package and LPNORM_OPENVINO_EXTENSION is not set. Build it with CMake "
+                "(-DLPNORM_BUILD_OPENVINO=ON -DOpenVINO_DIR=<site-packages>/openvino/cmake) "
+                "and set LPNORM_OPENVINO_EXTENSION=<build>/openvino/" + name)

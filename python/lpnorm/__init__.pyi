@@ -60,3 +60,7 @@ def set_num_threads(n: int) -> None:
 
 def num_threads() -> int:
     """Threads kernels run on: the count set by set_num_threads, else one per core."""
+
+def openvino_extension() -> str:
+    """Path of lpnorm's OpenVINO extension library (beside the package, else
+    $LPNORM_OPENVINO_EXTENSION); raises Error when it is not found."""
