@@ -3,8 +3,12 @@
 // failing task's code comes back; loops from several threads at once, and a loop inside a task,
 // run to completion.
 #include <gtest/gtest.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -120,6 +124,67 @@ TEST_P(ThreadPoolTest, LoopsFromManyThreads) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, ThreadPoolTest, ::testing::Values(1, 2, 4),
                          [](const auto &info) { return "threads" + std::to_string(info.param); });
+
+#ifdef __linux__
+// What the tasks of a loop saw: how many CPUs the threads other than the caller may run on.
+struct Affinities {
+    std::thread::id caller;
+    std::chrono::steady_clock::time_point give_up;
+    std::atomic<int> worker_tasks{0};
+    std::atomic<int> widest{0};
+};
+
+// The caller's tasks wait (up to a deadline) until a worker has run one, so that the workers,
+// however late they start, take part in the loop.
+int record_affinity(void *, int, uint8_t *closure) {
+    auto *seen = reinterpret_cast<Affinities *>(closure);
+    if (std::this_thread::get_id() == seen->caller) {
+        while (seen->worker_tasks.load() == 0 && std::chrono::steady_clock::now() < seen->give_up) {
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+        return 0;
+    }
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) return 1;
+    int widest = seen->widest.load();
+    while (CPU_COUNT(&cpus) > widest &&
+           !seen->widest.compare_exchange_weak(widest, CPU_COUNT(&cpus))) {
+    }
+    seen->worker_tasks++;
+    return 0;
+}
+
+// An engine that pins its threads to one core each (OpenVINO's inference streams) calls
+// lpnorm from a pinned thread: the workers that call starts run on every CPU the process had,
+// not on the caller's core.
+TEST(ThreadPoolAffinity, WorkersStartedByAPinnedCallerAreNotPinned) {
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+    if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "the process may run on one CPU only";
+    int first = 0;
+    while (!CPU_ISSET(first, &all)) first++;
+    Affinities seen;
+    int code = -1;
+    std::thread pinned([&] {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(first, &one);
+        ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+        seen.caller = std::this_thread::get_id();
+        seen.give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        rt::set_pool_threads(3);  // new workers, started by this thread's next loop
+        code = rt::pool_do_par_for(nullptr, record_affinity, 0, 60,
+                                   reinterpret_cast<uint8_t *>(&seen));
+    });
+    pinned.join();
+    set_num_threads(num_threads());
+    ASSERT_EQ(code, 0);
+    ASSERT_GT(seen.worker_tasks.load(), 0) << "no task ran on a worker";
+    EXPECT_EQ(seen.widest.load(), CPU_COUNT(&all));
+}
+#endif
 
 }  // namespace
 }  // namespace lpnorm::test
