@@ -206,9 +206,9 @@ Status gpu_context(Backend backend, void **context, void **queue);
 // ---- Introspection -----------------------------------------------------------------------
 
 struct VariantInfo {
-    std::string op;       // "reduce" or "pool"
+    std::string op;       // "reduce", "partial" (partial sums of a split reduction) or "pool"
     std::string pattern;  // reduce: "all", "inner", "outer", "middle", "general";
-                          // pool: "1d", "2d", "3d"
+                          // partial: "all", "general"; pool: "1d", "2d", "2d_channels", "3d"
     std::string reducer;  // reduce: "sum" (p in (0, inf) and p = 0) or "extreme" (p = +-inf);
                           // pool: "sum"
     DType dtype;
