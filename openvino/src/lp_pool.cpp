@@ -120,16 +120,7 @@ bool LpPool::has_evaluate() const {
 }
 
 bool LpPool::evaluate(ov::TensorVector &outputs, const ov::TensorVector &inputs) const {
-    OPENVINO_ASSERT(inputs.size() == 1 && outputs.size() == 1,
-                    "lpnorm LpPool evaluates 1 input into 1 output, got ", inputs.size(), " and ",
-                    outputs.size());
-    const PoolParams params = this->params();
-    const Tensor x = to_lpnorm(inputs[0]);
-    std::vector<int64_t> out_dims;
-    check(pool_output_shape(x.shape_vector(), params, &out_dims), *this);
-    outputs[0].set_shape(to_shape(out_dims));
-    check(pool(x, to_lpnorm(outputs[0]), params), *this);
-    return true;
+    return evaluate_one<PoolParams>(*this, outputs, inputs, params(), pool_output_shape, pool);
 }
 
 }  // namespace lpnorm::ov_extension

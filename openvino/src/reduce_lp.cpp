@@ -88,16 +88,8 @@ bool ReduceLp::has_evaluate() const {
 }
 
 bool ReduceLp::evaluate(ov::TensorVector &outputs, const ov::TensorVector &inputs) const {
-    OPENVINO_ASSERT(inputs.size() == 1 && outputs.size() == 1,
-                    "lpnorm ReduceLp evaluates 1 input into 1 output, got ", inputs.size(), " and ",
-                    outputs.size());
-    const ReduceParams params = this->params();
-    const Tensor x = to_lpnorm(inputs[0]);
-    std::vector<int64_t> out_dims;
-    check(reduce_output_shape(x.shape_vector(), params, &out_dims), *this);
-    outputs[0].set_shape(to_shape(out_dims));
-    check(reduce(x, to_lpnorm(outputs[0]), params), *this);
-    return true;
+    return evaluate_one<ReduceParams>(*this, outputs, inputs, params(), reduce_output_shape,
+                                      reduce);
 }
 
 }  // namespace lpnorm::ov_extension

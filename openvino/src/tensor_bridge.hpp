@@ -29,6 +29,25 @@ ov::Shape to_shape(const std::vector<int64_t> &dims);
 // Throws ov::Exception naming `node` and carrying lpnorm's message when `status` is an error.
 void check(const Status &status, const ov::Node &node);
 
+// evaluate() of a one-input, one-output operation: sizes the output with `output_shape`, then
+// runs `op` into it (lpnorm's pool/pool_output_shape, reduce/reduce_output_shape, ...).
+template <typename Params>
+bool evaluate_one(const ov::Node &node, ov::TensorVector &outputs, const ov::TensorVector &inputs,
+                  const Params &params,
+                  Status (*output_shape)(const std::vector<int64_t> &, const Params &,
+                                         std::vector<int64_t> *),
+                  Status (*op)(const Tensor &, const Tensor &, const Params &)) {
+    OPENVINO_ASSERT(inputs.size() == 1 && outputs.size() == 1, "lpnorm ", node.get_type_name(),
+                    " evaluates 1 input into 1 output, got ", inputs.size(), " and ",
+                    outputs.size());
+    const Tensor x = to_lpnorm(inputs[0]);
+    std::vector<int64_t> out_dims;
+    check(output_shape(x.shape_vector(), params, &out_dims), node);
+    outputs[0].set_shape(to_shape(out_dims));
+    check(op(x, to_lpnorm(outputs[0]), params), node);
+    return true;
+}
+
 // The names of an enum's values as they appear in IR attributes, and their parsing.
 const char *auto_pad_name(AutoPad value);
 const char *pool_mode_name(PoolMode value);
