@@ -127,6 +127,9 @@ Runner *make_onednn_avg_pool(const PoolProblem &problem, int channel_block, cons
 // Registers the pooling benchmarks (bench_pool.cpp); `threads` is used for the probe.
 void register_pool_benchmarks(int threads);
 
+// Registers the normalization benchmarks and their copy probes (bench_normalize.cpp).
+void register_normalize_benchmarks(int threads);
+
 // Registers the hand-written sum-of-squares loops (bench_ceiling.cpp) on `threads` threads.
 void register_ceiling_benchmarks(int threads);
 

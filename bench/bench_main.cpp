@@ -375,6 +375,7 @@ int main(int argc, char **argv) {
 
     register_all();
     register_pool_benchmarks(g_options.threads);
+    register_normalize_benchmarks(g_options.threads);
     register_ceiling_benchmarks(g_options.threads);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -4,16 +4,19 @@
     tools/dev.sh peers [ARGS]       # or, with the Python package importable and the bench built:
     python bench/peers.py [--threads 2] [--rounds 5] [--p 2] [--filter REGEX] [--out-dir docs]
 
-The cases are those of lpnorm_bench (bench_main.cpp, bench_pool.cpp), read from
-`lpnorm_bench --benchmark_list_tests`, so there is one list: the float32 reductions and pooling
-windows for --p (1 or 2: ONNX's ReduceL1/ReduceL2 and OpenVINO's have no other p).
-- lpnorm: the Python package (`lpnorm.reduce`, `lpnorm.pool`) writing into a preallocated
-  output (`out=`).
-- ONNX Runtime: a model of one ReduceL1/ReduceL2 or LpPool node, run with I/O binding into a
-  preallocated output. OpenVINO: the same model, one infer request with a shared input (it
-  decomposes LpPool into power, average pool and power; inference precision held at f32).
+The cases are those of lpnorm_bench (bench_main.cpp, bench_pool.cpp, bench_normalize.cpp), read
+from `lpnorm_bench --benchmark_list_tests`, so there is one list: the float32 reductions, pooling
+windows and normalizations for --p (1 or 2: ONNX's ReduceL1/ReduceL2 and LpNormalization and
+OpenVINO's have no other p).
+- lpnorm: the Python package (`lpnorm.reduce`, `lpnorm.pool`, `lpnorm.normalize`) writing into a
+  preallocated output (`out=`).
+- ONNX Runtime: a model of one ReduceL1/ReduceL2, LpPool or LpNormalization node, run with I/O
+  binding into a preallocated output. OpenVINO: the same model, one infer request with a shared
+  input (it decomposes LpPool into power, average pool and power, and reads LpNormalization
+  as NormalizeL2 for p = 2; inference precision held at f32).
 - PyTorch: torch.linalg.vector_norm; F.lp_pool*d, or where the window has pads (lp_pool has
-  none) the same formula through avg_pool*d. numpy: numpy.linalg.vector_norm (no pooling).
+  none) the same formula through avg_pool*d; F.normalize. numpy: numpy.linalg.vector_norm (no
+  pooling), and x divided by it for normalization.
 Every implementation runs on --threads threads (numpy's norm is one thread). Each output is
 compared with lpnorm's before anything is timed: a different shape stops the run; a largest
 relative difference above 1e-4 (a peer summing long reductions in float32) is shown beside
@@ -21,8 +24,9 @@ its time and written to the CSV.
 
 Timing: rounds interleave the implementations; in a round each runs for at least 0.1 s and its
 time per call is the median of those calls; the tables give the median over rounds and each
-peer's time over lpnorm's. --out-dir gets peers.csv and the plots peers_reduce.png and
-peers_pool.png (time per case per implementation, log scale, and the ratio to lpnorm).
+peer's time over lpnorm's. --out-dir gets peers.csv and the plots peers_reduce.png,
+peers_pool.png and peers_normalize.png (time per case per implementation, log scale, and the
+ratio to lpnorm).
 """
 import argparse
 import csv
@@ -48,7 +52,7 @@ def bench_cases(bench, p, pattern):
     """Dicts with op "reduce" (shape, axes) or "pool" (shape, kernel, strides, pads as ONNX's
     [begin..., end...]), one per float32 lpnorm benchmark of order p."""
     listed = subprocess.run([str(bench), "--benchmark_list_tests",
-                             f"--benchmark_filter=^(reduce|pool)/f32/p{p}/.*/lpnorm/"],
+                             f"--benchmark_filter=^(reduce|pool|normalize)/f32/p{p}/.*/lpnorm"],
                             check=True, capture_output=True, text=True).stdout.split()
     cases = []
     for name in listed:
@@ -70,6 +74,11 @@ def bench_cases(bench, p, pattern):
             pad = pad * spatial if len(pad) == 1 else pad
             case = {"op": "pool", "label": f"{shape_text} {window}", "shape": shape,
                     "kernel": fields["k"], "strides": strides, "pads": pad + pad}
+        elif parts[0] == "normalize":
+            shape = [int(v) for v in parts[3].split("x")]
+            axis = int(parts[4][len("axis"):])
+            case = {"op": "normalize", "label": f"{parts[3]} axis {axis}", "shape": shape,
+                    "axis": axis}
         else:
             continue
         if not pattern or re.search(pattern, f"{case['op']} {case['label']}"):
@@ -80,6 +89,9 @@ def bench_cases(bench, p, pattern):
 # ---- the implementations: each returns a callable and the array it writes ----------------
 
 def lpnorm_run(case, x, p):
+    if case["op"] == "normalize":
+        y = lpnorm.normalize(x, p, case["axis"])
+        return (lambda: lpnorm.normalize(x, p, case["axis"], out=y)), y
     if case["op"] == "reduce":
         y = lpnorm.reduce(x, p, case["axes"])
         return (lambda: lpnorm.reduce(x, p, case["axes"], out=y)), y
@@ -95,6 +107,9 @@ def onnx_model(case, x, y, p):
         axes = helper.make_tensor("axes", TensorProto.INT64, [len(case["axes"])], case["axes"])
         node = helper.make_node(f"ReduceL{p}", ["x", "axes"], ["y"], keepdims=0)
         initializers = [axes]
+    elif case["op"] == "normalize":
+        node = helper.make_node("LpNormalization", ["x"], ["y"], axis=case["axis"], p=int(p))
+        initializers = []
     else:
         node = helper.make_node("LpPool", ["x"], ["y"], kernel_shape=case["kernel"],
                                 strides=case["strides"], pads=case["pads"], p=int(p))
@@ -138,6 +153,9 @@ def torch_run(case, x, p, threads):
     import torch.nn.functional as F
     torch.set_num_threads(threads)
     t = torch.from_numpy(x)
+    if case["op"] == "normalize":
+        y = torch.empty_like(t)
+        return (lambda: F.normalize(t, p, case["axis"], out=y)), y.numpy()
     if case["op"] == "reduce":
         y = torch.linalg.vector_norm(t, p, case["axes"])
         return (lambda: torch.linalg.vector_norm(t, p, case["axes"], out=y)), y.numpy()
@@ -164,6 +182,10 @@ def torch_run(case, x, p, threads):
 
 
 def numpy_run(case, x, p):
+    if case["op"] == "normalize":
+        def run():
+            return x / np.linalg.vector_norm(x, ord=p, axis=case["axis"], keepdims=True)
+        return run, run()
     if case["op"] != "reduce":
         return None, None
     axes = tuple(case["axes"])
@@ -221,7 +243,7 @@ def replot(path, out_dir):
         for r in csv.DictReader(f):
             ms = {k: float(r[f"{k}_ms"]) for k in ["lpnorm"] + PEERS if r[f"{k}_ms"]}
             rows.append({"op": r["op"], "label": r["case"], "p": int(r["p"]), "ms": ms})
-    for op in ("reduce", "pool"):
+    for op in ("reduce", "pool", "normalize"):
         plot(rows, op, out_dir / f"peers_{op}.png")
 
 
@@ -293,7 +315,7 @@ def main():
                 w.writerow([r["op"], r["label"], r["p"], args.threads] +
                            [f"{r['ms'][k]:.6g}" if k in r["ms"] else "" for k in ["lpnorm"] + PEERS] +
                            [f"{r['err'][k]:.3g}" if k in r["err"] else "" for k in PEERS])
-        for op in ("reduce", "pool"):
+        for op in ("reduce", "pool", "normalize"):
             plot(rows, op, out / f"peers_{op}.png")
         print(f"\nwrote {out / 'peers.csv'} and the plots; versions: {versions}")
 

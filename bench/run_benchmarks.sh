@@ -12,6 +12,7 @@
 #         quick   probes, lpnorm::reduce and lpnorm::pool with the automatic ISA, p = 2 only,
 #                 and oneDNN's plain average pooling
 #         pool    lpnorm::pool, its naive loop and oneDNN's average pooling
+#         normalize  copy probes, lpnorm::normalize and its naive loop
 #         all     everything
 #   -f  a Google Benchmark filter regex instead of a set
 #   --  anything after it goes to lpnorm_bench (e.g. --threads=4, --check)
@@ -41,10 +42,11 @@ done
 
 if [[ -z "$filter" ]]; then
     case "$set_name" in
-        lpnorm) filter='^(probe/|(reduce|pool)/.*/lpnorm)' ;;
+        lpnorm) filter='^(probe/|copy/|(reduce|pool|normalize)/.*/lpnorm)' ;;
         peers) filter='^(probe/|(reduce|pool)/.*/(naive_1thread|onednn[a-z0-9_]*|eigen)(/|$))' ;;
         quick) filter='^(probe/.*/threads2|(reduce|pool)/[^/]+/p2/.*/lpnorm/|pool/f32/avg/.*/onednn_nchw)' ;;
         pool) filter='^pool/' ;;
+        normalize) filter='^(copy/|normalize/)' ;;
         all) filter='.' ;;
         *) echo "run_benchmarks.sh: unknown set '$set_name'" >&2; exit 2 ;;
     esac

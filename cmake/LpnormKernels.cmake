@@ -259,6 +259,39 @@ function(lpnorm_add_pool_kernels objects_var table_var)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()
 
+# Normalization: one kernel per pattern for each floating dtype in LPNORM_DTYPES, CPU ISAs only
+# (there is no GPU schedule yet).
+set(LPNORM_NORMALIZE_PATTERNS inner middle)
+set(LPNORM_NORMALIZE_DTYPES float32 float16 bfloat16 float64)
+set(LPNORM_NORMALIZE_KNOBS "" CACHE STRING "Schedule knob overrides for normalization kernels")
+
+# lpnorm_add_normalize_kernels(<objects-var> <table-var>)
+# Adds a build step per normalization variant of the CPU ISAs; returns the object files and the
+# registry rows (lpnorm_normalize_table.inc).
+function(lpnorm_add_normalize_kernels objects_var table_var)
+    set(objects "")
+    set(table "")
+    foreach (isa IN LISTS LPNORM_ISAS)
+        foreach (pattern IN LISTS LPNORM_NORMALIZE_PATTERNS)
+            foreach (dtype IN LISTS LPNORM_DTYPES)
+                _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
+                if (NOT dtype IN_LIST LPNORM_NORMALIZE_DTYPES OR NOT wanted)
+                    continue()
+                endif ()
+                set(name "lpnorm_normalize_${pattern}_${dtype}_${isa}")
+                _lpnorm_tuned_knobs(knobs "normalize_${pattern}" "${isa}" "${dtype}"
+                                    "${LPNORM_NORMALIZE_KNOBS}")
+                _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
+                                        "normalize_${pattern}" ${knobs})
+                list(APPEND objects "${object}")
+                string(APPEND table "LPNORM_NORMALIZE_KERNEL(${pattern}, ${dtype}, ${isa}, ${name})\n")
+            endforeach ()
+        endforeach ()
+    endforeach ()
+    set(${objects_var} "${objects}" PARENT_SCOPE)
+    set(${table_var} "${table}" PARENT_SCOPE)
+endfunction()
+
 # lpnorm_add_halide_runtime(<object-var> [<target> <name> <extension>])
 # The one Halide runtime object every kernel of a library calls into: by default this
 # platform's, kernels/lpnorm_halide_runtime.o for LPNORM_RUNTIME_TARGET.

@@ -71,4 +71,25 @@ enum PoolKind : int {
 constexpr int kNumPoolKinds = 6;
 constexpr int kMaxChainPower = 64;
 
+// ---- Lp normalization ---------------------------------------------------------------------
+// Every normalization kernel has the C signature
+//   int fn(halide_buffer_t *input, int32_t p_kind, double p, int32_t eps_kind, double eps,
+//          double eps_root, int32_t scaled, halide_buffer_t *output);
+// and computes y = x / n over groups of the reduced dim r, n from the sum of terms of p_kind
+// (kL1, kL2, kL3, kLp; kNormalizeMaxAbs for p = +inf, whose norm is max|x|) as below. Patterns:
+//   inner:   (r, k)       -> (r, k)
+//   middle:  (k0, r, k1)  -> (k0, r, k1)
+// with a unit innermost stride in both buffers. Terms and sums are taken in float32 for 16-bit
+// inputs and in float64 otherwise. `scaled` != 0 scales each group by a power of two from its
+// max|x| first, so that no power over- or underflows (the runtime sets it where one could).
+constexpr int kNormalizeMaxAbs = kNumSumKinds;  // after the SumKind values
+
+// An all-zero group gives zeros, except with eps = 0 in kEpsClamp and kEpsAdd (0 / 0 = NaN).
+enum NormalizeEpsKind : int {
+    kEpsNone = 0,   // y = x / n
+    kEpsClamp = 1,  // y = x / max(n, eps_root)
+    kEpsAdd = 2,    // y = x / (S + eps)^(1/p), S the sum of terms; eps_root = eps^(1/p)
+};
+constexpr int kNumNormalizeEpsKinds = 3;
+
 }  // namespace lpnorm::abi

@@ -13,38 +13,6 @@ using Halide::Internal::make_zero;
 
 namespace {
 
-// The term a sum-type reduction adds up, in the accumulator type.
-Expr sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p) {
-    Expr a = cast(acc_t, x);
-    Expr m = abs(a);
-    // Both sides of a select are evaluated, and fast-math code may misbehave on NaN or inf
-    // even in the side not taken, so pow only ever sees finite values.
-    Expr non_finite = is_nan_or_inf_bits(m);
-    Expr finite_m = select(non_finite, make_one(acc_t), m);
-    // Tested on the bits: fast-math float compares may treat NaN as equal to anything.
-    Expr nonzero = cast(acc_t, select(magnitude_bits(x) != 0, 1, 0));
-    // One (condition, value) pair per line.
-    // clang-format off
-    return select(p_kind == abi::kL1, m,
-                  p_kind == abi::kL2, a * a,
-                  p_kind == abi::kL3, m * m * m,
-                  // Halide's own float32 pow maps NaN to 0: non-finite |x| is its own term.
-                  p_kind == abi::kLp, select(non_finite, m, pow(finite_m, cast(acc_t, p))),
-                  nonzero);
-    // clang-format on
-}
-
-// The value of the norm from the accumulated sum, still in the accumulator type.
-Expr sum_finish(const Expr &s, const Expr &p_kind, const Expr &p) {
-    // One (condition, value) pair per line.
-    // clang-format off
-    return select(p_kind == abi::kL2, sqrt(s),
-                  p_kind == abi::kL3, cube_root(s),
-                  p_kind == abi::kLp, pow(s, make_one(s.type()) / cast(s.type(), p)),
-                  s);  // L1 and count
-    // clang-format on
-}
-
 // max|x| and min|x| as a min-reduction over unsigned keys of the input's width:
 //  - max|x|: key = ~bits(|x|); NaN has the largest |x| bits, so it wins, as it must.
 //  - min|x|: key = bits(|x|) + 1 with NaN mapped to 0, so NaN wins; decoding 0 - 1 gives a NaN.
@@ -81,7 +49,54 @@ std::vector<Expr> kind_conditions(Reducer reducer, const Expr &p_kind) {
     return conditions;
 }
 
+// The term a sum-type reduction adds up, in the accumulator type.
+Expr strict_sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p) {
+    Expr a = cast(acc_t, x);
+    Expr m = abs(a);
+    // Both sides of a select are evaluated, and fast-math code may misbehave on NaN or inf
+    // even in the side not taken, so pow only ever sees finite values.
+    Expr non_finite = is_nan_or_inf_bits(m);
+    Expr finite_m = select(non_finite, make_one(acc_t), m);
+    // Tested on the bits: fast-math float compares may treat NaN as equal to anything.
+    Expr nonzero = cast(acc_t, select(magnitude_bits(x) != 0, 1, 0));
+    // One (condition, value) pair per line.
+    // clang-format off
+    return select(p_kind == abi::kL1, m,
+                  p_kind == abi::kL2, a * a,
+                  p_kind == abi::kL3, m * m * m,
+                  // Halide's own float32 pow maps NaN to 0: non-finite |x| is its own term.
+                  p_kind == abi::kLp, select(non_finite, m, pow(finite_m, cast(acc_t, p))),
+                  nonzero);
+    // clang-format on
+}
+
+// The value of the norm from the accumulated sum, still in the accumulator type.
+Expr strict_sum_finish(const Expr &s, const Expr &p_kind, const Expr &p) {
+    // One (condition, value) pair per line.
+    // clang-format off
+    return select(p_kind == abi::kL2, sqrt(s),
+                  p_kind == abi::kL3, cube_root(s),
+                  p_kind == abi::kLp, pow(s, make_one(s.type()) / cast(s.type(), p)),
+                  s);  // L1 and count
+    // clang-format on
+}
+
 }  // namespace
+
+// The term a sum-type reduction adds up, in the accumulator type (the square left free to fuse
+// with the add into an FMA: see define_reduction).
+Expr lp_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p) {
+    Expr widened = cast(acc_t, x);
+    return select(p_kind == abi::kL2, widened * widened,
+                  strict_float(strict_sum_term(x, acc_t, p_kind, p)));
+}
+
+Expr norm_of_sum(const Expr &sum, const Expr &p_kind, const Expr &p) {
+    // NaN and inf sums are their own norm (pow and the cube root need not handle them).
+    Expr non_finite = is_nan_or_inf_bits(sum);
+    Expr finite_sum = select(non_finite, make_one(sum.type()), sum);
+    return select(non_finite, sum, strict_float(strict_sum_finish(finite_sum, p_kind, p)));
+}
 
 Type sum_accumulator_type(const Type &input, bool float32_sums) {
     const bool is_float = input.is_float() || input.is_bfloat();
@@ -128,19 +143,12 @@ ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const
         // are the same. The small example [6, 12, 10, 24] axes {2, 3}, float32, went from
         // 2.9 us to 2.7 us (lpnorm_bench, AVX-512): conversion, multiply and add were 4 uops
         // per 8 floats on the two vector ports, now 3.
-        Expr widened = cast(s.accum_type, x);
-        s.acc(args) += select(p_kind == abi::kL2, widened * widened,
-                              strict_float(sum_term(x, s.accum_type, p_kind, p)));
+        s.acc(args) += lp_term(x, s.accum_type, p_kind, p);
         if (partial) {
             s.out(args) = s.acc(args);
             return s;
         }
-        Expr sum = s.acc(args);
-        // NaN and inf sums are their own norm (pow and the cube root need not handle them).
-        Expr non_finite = is_nan_or_inf_bits(sum);
-        Expr finite_sum = select(non_finite, make_one(s.accum_type), sum);
-        Expr norm = select(non_finite, sum, strict_float(sum_finish(finite_sum, p_kind, p)));
-        s.out(args) = to_output(norm, output_type);
+        s.out(args) = to_output(norm_of_sum(s.acc(args), p_kind, p), output_type);
     } else {
         s.accum_type = UInt(x.type().bits());
         s.acc(args) = s.accum_type.max();

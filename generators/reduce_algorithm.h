@@ -37,6 +37,13 @@ ReduceStages define_reduction(const Halide::Expr &x, const std::vector<Halide::V
                               Reducer reducer, bool partial, bool float32_sums,
                               const Halide::Expr &p_kind, const Halide::Expr &p);
 
+// The term |x|^p of a sum-type p_kind (kernel_abi.h) in accumulator type `acc_t`, and the
+// norm (root) of a sum of them; NaN and inf pass through both as IEEE says.
+Halide::Expr lp_term(const Halide::Expr &x, const Halide::Type &acc_t, const Halide::Expr &p_kind,
+                     const Halide::Expr &p);
+Halide::Expr norm_of_sum(const Halide::Expr &sum, const Halide::Expr &p_kind,
+                         const Halide::Expr &p);
+
 // The output type of a partial reduction of `input`.
 Halide::Type partial_output_type(const Halide::Type &input, Reducer reducer);
 

@@ -114,6 +114,19 @@ lpnorm::Status to_pool_params(const lpnorm_pool_params *c, lpnorm::PoolParams *o
     return lpnorm::Status::Ok();
 }
 
+// The axes array of lpnorm_reduce and lpnorm_normalize.
+lpnorm::Status check_axes_array(const int64_t *axes, int32_t num_axes) {
+    if (num_axes < 0) {
+        return lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
+                              "num_axes = " + std::to_string(num_axes) + " is negative");
+    }
+    if (num_axes > 0 && axes == nullptr) {
+        return lpnorm::Status(lpnorm::ErrorCode::null_pointer,
+                              "axes is null but num_axes = " + std::to_string(num_axes));
+    }
+    return lpnorm::Status::Ok();
+}
+
 }  // namespace
 
 extern "C" {
@@ -123,14 +136,7 @@ int lpnorm_reduce(const lpnorm_tensor *input, const lpnorm_tensor *output, const
     lpnorm::Tensor in, out;
     lpnorm::Status s = to_tensor(input, "input", &in);
     if (s.ok()) s = to_tensor(output, "output", &out);
-    if (s.ok() && num_axes < 0) {
-        s = lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
-                           "num_axes = " + std::to_string(num_axes) + " is negative");
-    }
-    if (s.ok() && num_axes > 0 && axes == nullptr) {
-        s = lpnorm::Status(lpnorm::ErrorCode::null_pointer,
-                           "axes is null but num_axes = " + std::to_string(num_axes));
-    }
+    if (s.ok()) s = check_axes_array(axes, num_axes);
     if (!s.ok()) return record(s);
     lpnorm::ReduceParams params;
     params.axes.assign(axes, axes + num_axes);
@@ -161,6 +167,38 @@ int lpnorm_reduce_output_shape(int32_t rank, const int64_t *shape, const int64_t
     params.empty_axes = static_cast<lpnorm::EmptyAxes>(empty_axes);
     std::vector<int64_t> result;
     s = lpnorm::reduce_output_shape(std::vector<int64_t>(shape, shape + rank), params, &result);
+    if (s.ok()) write_shape(result, out_rank, out_shape);
+    return record(s);
+}
+
+int lpnorm_normalize(const lpnorm_tensor *input, const lpnorm_tensor *output, const int64_t *axes,
+                     int32_t num_axes, double p, double eps, int32_t eps_mode) {
+    lpnorm::Tensor in, out;
+    lpnorm::Status s = to_tensor(input, "input", &in);
+    if (s.ok()) s = to_tensor(output, "output", &out);
+    if (s.ok()) s = check_axes_array(axes, num_axes);
+    if (!s.ok()) return record(s);
+    lpnorm::NormalizeParams params;
+    params.axes.assign(axes, axes + num_axes);
+    params.p = p;
+    params.eps = eps;
+    params.eps_mode = static_cast<lpnorm::EpsMode>(eps_mode);
+    return record(lpnorm::normalize(in, out, params));
+}
+
+int lpnorm_normalize_output_shape(int32_t rank, const int64_t *shape, const int64_t *axes,
+                                  int32_t num_axes, double p, double eps, int32_t eps_mode,
+                                  int32_t *out_rank, int64_t *out_shape) {
+    lpnorm::Status s = check_shape_query(rank, shape, out_rank, out_shape);
+    if (s.ok()) s = check_axes_array(axes, num_axes);
+    if (!s.ok()) return record(s);
+    lpnorm::NormalizeParams params;
+    params.axes.assign(axes, axes + num_axes);
+    params.p = p;
+    params.eps = eps;
+    params.eps_mode = static_cast<lpnorm::EpsMode>(eps_mode);
+    std::vector<int64_t> result;
+    s = lpnorm::normalize_output_shape(std::vector<int64_t>(shape, shape + rank), params, &result);
     if (s.ok()) write_shape(result, out_rank, out_shape);
     return record(s);
 }

@@ -49,6 +49,12 @@ std::vector<VariantInfo> compiled_variants() {
         out.push_back(VariantInfo{"pool", std::to_string(k.spatial) + layout, "sum", k.dtype, k.isa,
                                   k.symbol, k.backend});
     }
+    const rt::NormalizeKernel *normalizers = rt::normalize_kernels(&count);
+    for (int i = 0; i < count; i++) {
+        const rt::NormalizeKernel &k = normalizers[i];
+        out.push_back(VariantInfo{"normalize", rt::normalize_pattern_name(k.pattern), "sum",
+                                  k.dtype, k.isa, k.symbol, Backend::cpu});
+    }
     return out;
 }
 

@@ -259,8 +259,13 @@ bool recompute(const Tensor &input, double p, bool signed_mode, long double scal
 }  // namespace
 
 SumRange sum_range(DType input, DType acc, double p, int64_t terms) {
+    if (p == 1) return SumRange();
+    return power_sum_range(input, acc, p, terms);
+}
+
+SumRange power_sum_range(DType input, DType acc, double p, int64_t terms) {
     SumRange range;
-    if (!(p > 0) || std::isinf(p) || p == 1) return range;  // no power, or an extreme
+    if (!(p > 0) || std::isinf(p)) return range;  // no power, or an extreme
     const Exponents in = dtype_exponents(input);
     const bool acc32 = acc == DType::float32;
     const double acc_max = acc32 ? 128 : 1024, acc_min_normal = acc32 ? -126 : -1022;

@@ -27,6 +27,9 @@ struct SumRange {
     bool needs_scan() const { return can_overflow || can_underflow; }
 };
 SumRange sum_range(DType input, DType acc, double p, int64_t terms);
+// The same for any sum of powers, p = 1 included (whose overflowing sum is a reduction's
+// right answer, inf, but not a normalization's).
+SumRange power_sum_range(DType input, DType acc, double p, int64_t terms);
 
 // The accumulator the pooling kernels of `input` sum in.
 DType pool_accumulator(DType input);

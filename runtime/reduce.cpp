@@ -76,21 +76,11 @@ rt::Shape output_shape_of(const int64_t *shape, int rank, uint32_t reduced, bool
 
 Status reduce_output_shape(const std::vector<int64_t> &input_shape, const ReduceParams &params,
                            std::vector<int64_t> *output_shape) {
-    if (input_shape.size() > size_t(kMaxRank)) {
-        return Status(ErrorCode::invalid_argument,
-                      "input.rank = " + std::to_string(input_shape.size()) + " is outside [0, " +
-                          std::to_string(kMaxRank) + "]");
-    }
-    for (size_t i = 0; i < input_shape.size(); i++) {
-        if (input_shape[i] < 0) {
-            return Status(ErrorCode::invalid_argument, "input.shape[" + std::to_string(i) +
-                                                           "] = " + std::to_string(input_shape[i]) +
-                                                           " is negative");
-        }
-    }
+    Status s = rt::validate_shape(input_shape);
+    if (!s.ok()) return s;
     const int rank = static_cast<int>(input_shape.size());
     Resolved r;
-    Status s = resolve(rank, params, &r);
+    s = resolve(rank, params, &r);
     if (!s.ok()) return s;
     *output_shape =
         output_shape_of(input_shape.data(), rank, r.reduced, params.keep_dims).to_vector();

@@ -85,11 +85,29 @@ const PoolKernel kPoolKernels[] = {
 
 constexpr int kNumPoolKernels = sizeof(kPoolKernels) / sizeof(kPoolKernels[0]) - 1;
 
+#define LPNORM_NORMALIZE_KERNEL(pattern, dtype, isa, symbol)                                       \
+    static_assert(std::is_same_v<decltype(&symbol), NormalizeKernelFn>,                            \
+                  #symbol ": its generated signature is not NormalizeKernelFn");
+#include "lpnorm_normalize_table.inc"
+#undef LPNORM_NORMALIZE_KERNEL
+
+// A null row first, so the table is never empty when no normalization dtype was built.
+const NormalizeKernel kNormalizeKernels[] = {
+    {NormalizePattern::inner, DType::float32, Isa::auto_detect, nullptr, ""},
+#define LPNORM_NORMALIZE_KERNEL(pattern, dtype, isa, symbol)                                       \
+    {NormalizePattern::pattern, DType::dtype, Isa::isa, symbol, #symbol},
+#include "lpnorm_normalize_table.inc"
+#undef LPNORM_NORMALIZE_KERNEL
+};
+
+constexpr int kNumNormalizeKernels = sizeof(kNormalizeKernels) / sizeof(kNormalizeKernels[0]) - 1;
+
 struct Index {
     const ReduceKernel *slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const ReduceKernel *partial_slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *pool_slot[kNumIsas][4][kNumDTypes] = {};
     const PoolKernel *pool_channels_slot[kNumIsas][kNumDTypes] = {};
+    const NormalizeKernel *normalize_slot[kNumIsas][kNumNormalizePatterns][kNumDTypes] = {};
     bool isa_present[kNumIsas] = {};
     const ReduceKernel *gpu_slot[kNumBackends][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *gpu_pool_slot[kNumBackends][4][kNumDTypes] = {};
@@ -121,6 +139,11 @@ struct Index {
             } else {
                 pool_slot[int(k.isa)][k.spatial][int(k.dtype)] = &k;
             }
+            isa_present[int(k.isa)] = true;
+        }
+        for (int i = 1; i <= kNumNormalizeKernels; i++) {
+            const NormalizeKernel &k = kNormalizeKernels[i];
+            normalize_slot[int(k.isa)][int(k.pattern)][int(k.dtype)] = &k;
             isa_present[int(k.isa)] = true;
         }
     }
@@ -182,6 +205,24 @@ const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa, PoolLayout
                                   ? index().pool_channels_slot[i][int(dtype)]
                                   : index().pool_slot[i][spatial][int(dtype)];
         if (k != nullptr) return k;
+    }
+    return nullptr;
+}
+
+const char *normalize_pattern_name(NormalizePattern pattern) {
+    return pattern == NormalizePattern::inner ? "inner" : "middle";
+}
+
+const NormalizeKernel *normalize_kernels(int *count) {
+    *count = kNumNormalizeKernels;
+    return kNormalizeKernels + 1;
+}
+
+const NormalizeKernel *find_normalize_kernel(NormalizePattern pattern, DType dtype, Isa isa) {
+    for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
+        if (const NormalizeKernel *k = index().normalize_slot[i][int(pattern)][int(dtype)]) {
+            return k;
+        }
     }
     return nullptr;
 }

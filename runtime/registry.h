@@ -73,6 +73,30 @@ const PoolKernel *pool_kernels(int *count);
 const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa,
                                    PoolLayout layout = PoolLayout::rows);
 
+using NormalizeKernelFn = int (*)(halide_buffer_t *input, int32_t p_kind, double p,
+                                  int32_t eps_kind, double eps, double eps_root, int32_t scaled,
+                                  halide_buffer_t *output);
+
+// The normalization patterns (kernel_abi.h): the normalized dim innermost, or between kept ones.
+enum class NormalizePattern : int { inner = 0, middle = 1 };
+constexpr int kNumNormalizePatterns = 2;
+const char *normalize_pattern_name(NormalizePattern pattern);
+
+struct NormalizeKernel {
+    NormalizePattern pattern;
+    DType dtype;
+    Isa isa;
+    NormalizeKernelFn fn;
+    const char *symbol;
+};
+
+// All compiled normalization kernels (CPU only).
+const NormalizeKernel *normalize_kernels(int *count);
+
+// The kernel for (pattern, dtype) compiled for `isa`, or for the best ISA below it; nullptr
+// when none exists.
+const NormalizeKernel *find_normalize_kernel(NormalizePattern pattern, DType dtype, Isa isa);
+
 // The GPU kernels of `backend` (opencl, cuda): nullptr when not compiled for that combination.
 const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype,
                                            Backend backend);

@@ -130,6 +130,22 @@ Status normalize_axes(const std::vector<int64_t> &axes, int rank, uint32_t *mask
     return Status::Ok();
 }
 
+Status validate_shape(const std::vector<int64_t> &shape) {
+    if (shape.size() > size_t(kMaxRank)) {
+        return Status(ErrorCode::invalid_argument, "input.rank = " + std::to_string(shape.size()) +
+                                                       " is outside [0, " +
+                                                       std::to_string(kMaxRank) + "]");
+    }
+    for (size_t i = 0; i < shape.size(); i++) {
+        if (shape[i] < 0) {
+            return Status(ErrorCode::invalid_argument, "input.shape[" + std::to_string(i) +
+                                                           "] = " + std::to_string(shape[i]) +
+                                                           " is negative");
+        }
+    }
+    return Status::Ok();
+}
+
 Status validate_p(double p) {
     if (std::isnan(p) || (p < 0 && !std::isinf(p))) {
         return Status(

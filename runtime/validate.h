@@ -22,6 +22,9 @@ Status validate_tensor(const Tensor &t, const char *name);
 // and repeated axes.
 Status normalize_axes(const std::vector<int64_t> &axes, int rank, uint32_t *mask);
 
+// An input shape given without a tensor (the *_output_shape queries): rank and non-negative dims.
+Status validate_shape(const std::vector<int64_t> &shape);
+
 // p must be > 0, 0, +inf or -inf.
 Status validate_p(double p);
 

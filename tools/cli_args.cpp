@@ -202,6 +202,14 @@ Overhang parse_overhang(const std::string &flag, const std::string &text) {
     usage_error("'" + flag + "' must be sum or rescale, not '" + text + "'");
 }
 
+EpsMode parse_eps_mode_name(const std::string &flag, const std::string &text) {
+    EpsMode mode;
+    if (!parse_eps_mode(text.c_str(), &mode))
+        usage_error("'" + flag + "' must be none, norm_max, sum_add or sum_max, not '" + text +
+                    "'");
+    return mode;
+}
+
 DType parse_dtype_name(const std::string &flag, const std::string &text) {
     DType d;
     if (!parse_dtype(text.c_str(), &d))

@@ -76,6 +76,8 @@ AutoPad parse_auto_pad(const std::string &flag, const std::string &text);
 PoolMode parse_pool_mode(const std::string &flag, const std::string &text);
 // "sum", "rescale".
 Overhang parse_overhang(const std::string &flag, const std::string &text);
+// "none", "norm_max", "sum_add", "sum_max".
+EpsMode parse_eps_mode_name(const std::string &flag, const std::string &text);
 // A dtype name as spelled by lpnorm::dtype_name ("bfloat16", "float16", ...).
 DType parse_dtype_name(const std::string &flag, const std::string &text);
 

@@ -181,4 +181,24 @@ int cmd_pool(int argc, char **argv, const char *usage) {
     return compute_and_write("pool", in, files.out, params, pool_output_shape, pool);
 }
 
+int cmd_normalize(int argc, char **argv, const char *usage) {
+    const Args args(
+        argc, argv, 2, "lpnorm normalize",
+        with_file_flags({{"p", true}, {"axes", true}, {"eps", true}, {"eps-mode", true}}));
+    if (args.help()) {
+        std::fputs(usage, stdout);
+        return kExitOk;
+    }
+    const Files files = file_arguments(args, "normalize");
+    NormalizeParams params;
+    params.p = args.has("p") ? parse_double("--p", args.get("p")) : 2.0;
+    if (args.has("axes")) params.axes = parse_axes("--axes", args.get("axes"));
+    if (args.has("eps")) params.eps = parse_double("--eps", args.get("eps"));
+    if (args.has("eps-mode"))
+        params.eps_mode = parse_eps_mode_name("--eps-mode", args.get("eps-mode"));
+    set_threads(args);
+    const npy::Array in = read_input(args, files.in);
+    return compute_and_write("normalize", in, files.out, params, normalize_output_shape, normalize);
+}
+
 }  // namespace lpnorm::cli

@@ -1,4 +1,5 @@
-// `lpnorm reduce` and `lpnorm pool`: read IN.npy, run the library, write OUT.npy.
+// `lpnorm reduce`, `lpnorm pool` and `lpnorm normalize`: read IN.npy, run the library, write
+// OUT.npy.
 #pragma once
 
 namespace lpnorm::cli {
@@ -7,5 +8,6 @@ namespace lpnorm::cli {
 // Error on failure (having written no output file).
 int cmd_reduce(int argc, char **argv, const char *usage);
 int cmd_pool(int argc, char **argv, const char *usage);
+int cmd_normalize(int argc, char **argv, const char *usage);
 
 }  // namespace lpnorm::cli

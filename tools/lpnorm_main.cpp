@@ -2,6 +2,7 @@
 //
 //   lpnorm reduce IN.npy OUT.npy [--p P] [--axes A,B,...] [--keep-dims] [--empty-axes POLICY]
 //   lpnorm pool IN.npy OUT.npy --p P --kernel K,... [--strides ...] [--pads ...] [...]
+//   lpnorm normalize IN.npy OUT.npy [--p P] [--axes A,...] [--eps E] [--eps-mode MODE]
 //   lpnorm info
 //   lpnorm demo
 //
@@ -56,6 +57,19 @@ const char kUsage[] = R"(usage:
       --overhang O     windows past the input under --ceil-mode: sum of the taps inside (ONNX
                        Runtime; the default) or rescale that sum by kernel taps / taps inside
                        input and pads (PyTorch)
+      --dtype, --threads as for reduce
+  lpnorm normalize IN.npy OUT.npy [--p P] [--axes A,...] [--eps E]
+                                  [--eps-mode none|norm_max|sum_add|sum_max]
+                                  [--dtype bfloat16] [--threads N]
+      y = x / n, n = (sum over AXES of |x|^p)^(1/p) broadcast back over them, written to OUT.npy
+      with the input's shape and dtype (float32, float64, float16 or bfloat16).
+      --p P          any real p > 0, or inf (n = max |x|) (default 2)
+      --axes LIST    the axes of each group (default -1); --axes= (empty) makes every element
+                     its own group
+      --eps E        a finite eps >= 0 (default 0), read by the eps modes
+      --eps-mode M   none: 0 where n = 0 (ONNX; the default); norm_max: x / max(n, eps)
+                     (PyTorch, DirectML); sum_add: x / (S + eps)^(1/p) and sum_max:
+                     x / max(S, eps)^(1/p), S = n^p (OpenVINO NormalizeL2)
       --dtype, --threads as for reduce
   lpnorm info        version, instruction sets, threads and compiled kernel variants
   lpnorm demo [--quick]
@@ -190,10 +204,12 @@ int run(int argc, char **argv) {
     }
     if (command == "reduce") return cmd_reduce(argc, argv, kUsage);
     if (command == "pool") return cmd_pool(argc, argv, kUsage);
+    if (command == "normalize") return cmd_normalize(argc, argv, kUsage);
     if (command == "info") return cmd_info(argc, argv);
     if (command == "demo") return cmd_demo(argc, argv);
-    throw Error(kExitUsage, "unknown command '" + command +
-                                "' (commands: reduce, pool, info, demo; see lpnorm --help)");
+    throw Error(kExitUsage,
+                "unknown command '" + command +
+                    "' (commands: reduce, pool, normalize, info, demo; see lpnorm --help)");
 }
 
 // Keeps the error to one line.

@@ -141,6 +141,47 @@ Status pool_output_shape(const std::vector<int64_t> &input_shape, const PoolPara
 Status pool_geometry(const std::vector<int64_t> &input_shape, const PoolParams &params,
                      std::vector<PoolAxis> *axes);
 
+// ---- Lp normalization ----------------------------------------------------------------------
+
+// How eps enters y = x / n, n = (S)^(1/p), S = sum over the group of |x|^p. The ecosystems
+// disagree, so the caller chooses.
+enum class EpsMode : int {
+    none = 0,      // y = x / n, and 0 where n == 0 (ONNX LpNormalization)
+    norm_max = 1,  // y = x / max(n, eps) (PyTorch F.normalize, DirectML)
+    sum_add = 2,   // y = x / (S + eps)^(1/p) (OpenVINO NormalizeL2 eps_mode=add)
+    sum_max = 3,   // y = x / max(S, eps)^(1/p) (OpenVINO NormalizeL2 eps_mode=max)
+};
+
+struct NormalizeParams {
+    // The axes of each group, each in [-rank, rank-1]; duplicates are an error. Empty: every
+    // element is its own group (n = |x|).
+    std::vector<int64_t> axes = {-1};
+    // Any real p > 0, or +inf (n = max |x|; not with sum_add or sum_max).
+    double p = 2.0;
+    // A finite eps >= 0, read by the eps modes only.
+    double eps = 0.0;
+    EpsMode eps_mode = EpsMode::none;
+};
+
+// y = x / n over groups along params.axes (n broadcast back over them), as EpsMode says.
+//
+// dtypes float32, float64, float16 and bfloat16; terms and sums in float64 for float32 and
+// float64, in float32 for the 16-bit types, where eps is taken too (never rounded to the input
+// dtype). Every finite input gives the normalized values as if the sums had no range limit: a
+// group whose powers could over- or underflow is scaled by a power of two first. NaN in a group
+// makes it all NaN; with +-inf in a group (no NaN), the finite elements give +-0 and the
+// infinite ones NaN. An all-zero group gives zeros in every mode, except with eps = 0 in the
+// eps modes (0 / 0 = NaN, as PyTorch). Output: dense row-major, the input's shape and dtype.
+Status normalize(const Tensor &input, const Tensor &output, const NormalizeParams &params);
+
+// The output shape normalize() expects (the input's), or the error it would report for the
+// attributes.
+Status normalize_output_shape(const std::vector<int64_t> &input_shape,
+                              const NormalizeParams &params, std::vector<int64_t> *output_shape);
+
+const char *eps_mode_name(EpsMode mode);
+bool parse_eps_mode(const char *name, EpsMode *out);
+
 // ---- Instruction sets and threads -------------------------------------------------------
 
 // x86-64 builds compile the sse41, avx2 and avx512 variants; ARM64 builds (Linux, Android)
@@ -206,11 +247,13 @@ Status gpu_context(Backend backend, void **context, void **queue);
 // ---- Introspection -----------------------------------------------------------------------
 
 struct VariantInfo {
-    std::string op;       // "reduce", "partial" (partial sums of a split reduction) or "pool"
+    std::string op;       // "reduce", "partial" (partial sums of a split reduction), "pool"
+                          // or "normalize"
     std::string pattern;  // reduce: "all", "inner", "outer", "middle", "general";
-                          // partial: "all", "general"; pool: "1d", "2d", "2d_channels", "3d"
+                          // partial: "all", "general"; pool: "1d", "2d", "2d_channels", "3d";
+                          // normalize: "inner", "middle"
     std::string reducer;  // reduce: "sum" (p in (0, inf) and p = 0) or "extreme" (p = +-inf);
-                          // pool: "sum"
+                          // pool and normalize: "sum"
     DType dtype;
     Isa isa;               // auto_detect for GPU kernels
     std::string function;  // the Halide function's symbol

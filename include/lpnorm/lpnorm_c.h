@@ -107,6 +107,25 @@ int lpnorm_pool(const lpnorm_tensor *input, const lpnorm_tensor *output,
 int lpnorm_pool_output_shape(int32_t rank, const int64_t *shape, const lpnorm_pool_params *params,
                              int32_t *out_rank, int64_t *out_shape);
 
+typedef enum lpnorm_eps_mode {
+    LPNORM_EPS_NONE = 0,
+    LPNORM_EPS_NORM_MAX = 1,
+    LPNORM_EPS_SUM_ADD = 2,
+    LPNORM_EPS_SUM_MAX = 3
+} lpnorm_eps_mode;
+
+/* y = x / ||x||_p over groups along `axes` (num_axes = 0: each element its own group), eps
+ * entering as `eps_mode` (an lpnorm_eps_mode) says; see lpnorm::normalize in lpnorm.h. The
+ * output has the input's shape, dense. */
+int lpnorm_normalize(const lpnorm_tensor *input, const lpnorm_tensor *output, const int64_t *axes,
+                     int32_t num_axes, double p, double eps, int32_t eps_mode);
+
+/* Writes the output rank and shape normalize expects (the input's), or the error it reports
+ * for the attributes. */
+int lpnorm_normalize_output_shape(int32_t rank, const int64_t *shape, const int64_t *axes,
+                                  int32_t num_axes, double p, double eps, int32_t eps_mode,
+                                  int32_t *out_rank, int64_t *out_shape);
+
 /* The message of this thread's last failed call ("" if none). Valid until the next call. */
 const char *lpnorm_last_error(void);
 

@@ -1,6 +1,7 @@
-// ONNX ReduceL1 / ReduceL2 (opsets 1, 11, 13, 18) mapped onto lpnorm::reduce, and LpPool
-// (opsets 1, 2, 11, 18, 22) and GlobalLpPool (opsets 1, 2, 22) mapped onto lpnorm::pool.
-// Attribute mapping only: the arithmetic is lpnorm's.
+// ONNX ReduceL1 / ReduceL2 (opsets 1, 11, 13, 18) mapped onto lpnorm::reduce, LpPool
+// (opsets 1, 2, 11, 18, 22) and GlobalLpPool (opsets 1, 2, 22) mapped onto lpnorm::pool, and
+// LpNormalization (opsets 1, 22) mapped onto lpnorm::normalize. Attribute mapping only: the
+// arithmetic is lpnorm's.
 #pragma once
 
 #include <algorithm>
@@ -350,6 +351,55 @@ inline Status global_lp_pool_output_shape(const std::vector<int64_t> &shape, DTy
     Status s =
         detail::to_global_pool_params(static_cast<int>(shape.size()), shape, dtype, a, &params);
     return s.ok() ? pool_output_shape(shape, params, out) : s;
+}
+
+// ---- LpNormalization ------------------------------------------------------------------------
+//
+// output = input / Lp_norm(input, axis), and 0 where the norm is 0 (all of the axis zero): the
+// spec's rule since ONNX 1.21, ONNX Runtime's since 2020. No eps. Overflow-safe (lpnorm.h).
+
+struct LpNormalizationAttributes {
+    // The model's opset: 1-21 behave as LpNormalization-1, 22+ as LpNormalization-22 (which
+    // adds bfloat16).
+    int64_t opset = 22;
+    int64_t axis = -1;
+    // 1 or 2, the orders the spec allows (an INT).
+    int64_t p = 2;
+};
+
+namespace detail {
+
+inline Status to_normalize_params(DType dtype, const LpNormalizationAttributes &a,
+                                  NormalizeParams *params) {
+    const std::string op = std::string("LpNormalization-") + (a.opset >= 22 ? "22" : "1");
+    Status s = check_opset(a.opset);
+    if (!s.ok()) return s;
+    const bool allowed = dtype == DType::float16 || dtype == DType::float32 ||
+                         dtype == DType::float64 || (dtype == DType::bfloat16 && a.opset >= 22);
+    if (!allowed) {
+        return invalid(std::string("input.dtype = ") + dtype_name(dtype) +
+                       " is not a type of ONNX " + op +
+                       (dtype == DType::bfloat16 ? " (bfloat16 added in opset 22)" : ""));
+    }
+    if (a.p != 1 && a.p != 2) {
+        return invalid("p = " + std::to_string(a.p) + " is not 1 or 2, the orders ONNX " + op +
+                       " allows");
+    }
+    params->axes = {a.axis};
+    params->p = double(a.p);
+    params->eps = 0;
+    params->eps_mode = EpsMode::none;
+    return Status::Ok();
+}
+
+}  // namespace detail
+
+// output = LpNormalization(input): the input's shape and dtype, dense.
+inline Status lp_normalization(const Tensor &input, const Tensor &output,
+                               const LpNormalizationAttributes &a) {
+    NormalizeParams params;
+    Status s = detail::to_normalize_params(input.dtype, a, &params);
+    return s.ok() ? normalize(input, output, params) : s;
 }
 
 }  // namespace lpnorm::onnx

@@ -8,12 +8,14 @@
 #include <openvino/core/op_extension.hpp>
 #include <openvino/frontend/onnx/extension/conversion.hpp>
 
+#include "lp_normalize.hpp"
 #include "lp_pool.hpp"
 #include "onnx_conversions.hpp"
 #include "reduce_lp.hpp"
 
 namespace {
 
+using lpnorm::ov_extension::LpNormalize;
 using lpnorm::ov_extension::LpPool;
 using lpnorm::ov_extension::ReduceLp;
 using OnnxConversion = ov::frontend::onnx::ConversionExtension;
@@ -22,9 +24,12 @@ std::vector<ov::Extension::Ptr> lpnorm_extensions() {
     return {
         std::make_shared<ov::OpExtension<LpPool>>(),
         std::make_shared<ov::OpExtension<ReduceLp>>(),
+        std::make_shared<ov::OpExtension<LpNormalize>>(),
         std::make_shared<OnnxConversion>("LpPool", lpnorm::ov_extension::convert_onnx_lp_pool),
         std::make_shared<OnnxConversion>("ReduceL1", lpnorm::ov_extension::convert_onnx_reduce_l1),
         std::make_shared<OnnxConversion>("ReduceL2", lpnorm::ov_extension::convert_onnx_reduce_l2),
+        std::make_shared<OnnxConversion>("LpNormalization",
+                                         lpnorm::ov_extension::convert_onnx_lp_normalization),
     };
 }
 

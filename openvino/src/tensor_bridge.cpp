@@ -82,6 +82,7 @@ const char *const kAutoPadNames[] = {"notset", "same_upper", "same_lower", "vali
 const char *const kPoolModeNames[] = {"abs", "signed"};
 const char *const kOverhangNames[] = {"sum", "rescale"};
 const char *const kEmptyAxesNames[] = {"identity", "reduce_all", "elementwise"};
+const char *const kEpsModeNames[] = {"none", "norm_max", "sum_add", "sum_max"};
 
 }  // namespace
 
@@ -104,6 +105,10 @@ Overhang parse_overhang(const std::string &name, const ov::Node &node) {
 
 EmptyAxes parse_empty_axes(const std::string &name, const ov::Node &node) {
     return parse<EmptyAxes>(name, "empty_axes", kEmptyAxesNames, node);
+}
+
+EpsMode parse_eps_mode(const std::string &name, const ov::Node &node) {
+    return parse<EpsMode>(name, "eps_mode", kEpsModeNames, node);
 }
 
 }  // namespace lpnorm::ov_extension

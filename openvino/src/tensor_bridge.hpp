@@ -58,5 +58,6 @@ AutoPad parse_auto_pad(const std::string &name, const ov::Node &node);
 PoolMode parse_pool_mode(const std::string &name, const ov::Node &node);
 Overhang parse_overhang(const std::string &name, const ov::Node &node);
 EmptyAxes parse_empty_axes(const std::string &name, const ov::Node &node);
+EpsMode parse_eps_mode(const std::string &name, const ov::Node &node);  // eps_mode_name()'s names
 
 }  // namespace lpnorm::ov_extension

@@ -1,5 +1,5 @@
-"""ONNX models of LpPool, ReduceL1 and ReduceL2, float64 references written from the ONNX spec,
-and the conformance cases the OpenVINO extension is tested on.
+"""ONNX models of LpPool, ReduceL1, ReduceL2 and LpNormalization, float64 references written from
+the ONNX spec, and the conformance cases the OpenVINO extension is tested on.
 
 The references compute in float64 from the input's values and round once to the output dtype
 (integers: truncated toward zero and saturated, as lpnorm does). LpPool: padded taps contribute
@@ -109,6 +109,15 @@ def reduce_reference(x: np.ndarray, p: float, axes: Optional[Sequence[int]], kee
     return scale * s ** (1.0 / p)
 
 
+def lp_normalization_reference(x: np.ndarray, p: float, axis: int) -> np.ndarray:
+    """ONNX LpNormalization in float64: x / ||x||_p along `axis`, 0 where the norm is 0."""
+    a = x.astype(np.float64)
+    scale = _scale(x)
+    norm = scale * np.sum((np.abs(a) / scale) ** p, axis=axis, keepdims=True) ** (1.0 / p)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(norm == 0, 0.0, a / norm)
+
+
 def round_to(reference: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """The float64 reference in `dtype`: floats rounded once, integers truncated and saturated."""
     dtype = np.dtype(dtype)
@@ -165,7 +174,7 @@ def mismatch(actual: np.ndarray, reference: np.ndarray, dtype: np.dtype,
 @dataclass
 class Case:
     name: str
-    op: str  # "LpPool", "ReduceL1" or "ReduceL2"
+    op: str  # "LpPool", "ReduceL1", "ReduceL2" or "LpNormalization"
     opset: int
     x: np.ndarray
     attributes: dict = field(default_factory=dict)
@@ -182,6 +191,8 @@ class Case:
             return lp_pool_reference(self.x, a.get("p", 2), a["kernel_shape"], a.get("strides"),
                                      a.get("pads"), a.get("dilations"),
                                      a.get("auto_pad", "NOTSET"), a.get("ceil_mode", 0))
+        if self.op == "LpNormalization":
+            return lp_normalization_reference(self.x, a.get("p", 2), a.get("axis", -1))
         p = 1.0 if self.op == "ReduceL1" else 2.0
         axes = a.get("axes") if self.axes_input is None else self.axes_input
         return reduce_reference(self.x, p, axes, a.get("keepdims", 1),
@@ -237,7 +248,8 @@ def _normal(shape, dtype="float32", scale=1.0, seed=0) -> np.ndarray:
 
 
 def conformance_cases() -> list:
-    """LpPool (opsets 1, 2, 11, 18, 22) and ReduceL1/L2 (opsets 1, 11, 13, 18) cases."""
+    """LpPool (opsets 1, 2, 11, 18, 22), ReduceL1/L2 (opsets 1, 11, 13, 18) and LpNormalization
+    (opsets 1, 22) cases."""
     cases = []
 
     def pool(name, opset, x, **attributes):
@@ -336,6 +348,26 @@ def conformance_cases() -> list:
            rng.integers(-60000, 60000, (3, 16)).astype(np.int32), axes=[1], keepdims=0)
     reduce("ReduceL1", "int32", 18, rng.integers(-10**7, 10**7, (3, 16)).astype(np.int32),
            axes_input=[1], keepdims=0)
+
+    def normalization(name, opset, x, **attributes):
+        cases.append(Case(f"LpNormalization-{opset}-{name}", "LpNormalization", opset, x,
+                          attributes))
+
+    # The ONNX backend tests' input, and its zero column along axis 0.
+    x3 = np.array([[[1, 2, 2], [3, 4, 0]], [[0, 5, 5], [6, 8, 0]]], np.float32)
+    normalization("default", 22, x3)
+    normalization("axis0-zero-norm", 22, x3, axis=0)
+    normalization("l1-axis1", 1, _normal((3, 5, 4), seed=60), axis=1, p=1)
+    normalization("l2-axis-neg2", 1, _normal((2, 6, 7), seed=61), axis=-2, p=2)
+    zero_rows = _normal((4, 16), seed=62)
+    zero_rows[1] = 0
+    normalization("zero-row", 22, zero_rows, axis=1, p=2)
+    normalization("float64", 22, _normal((5, 33), "float64", seed=63), axis=1, p=1)
+    normalization("float16", 22, _normal((5, 33), "float16", scale=300, seed=64), axis=1)
+    # Squares that overflow float32 (and underflow): the true normalized values are ordinary.
+    normalization("huge-1e30", 22, _normal((3, 40), scale=1e30, seed=65), axis=1)
+    normalization("tiny-1e-30", 22, _normal((3, 40), scale=1e-30, seed=66), axis=1)
+    normalization("nchw-channels", 22, _normal((2, 16, 5, 5), seed=67), axis=1)
     return cases
 
 

@@ -1,4 +1,4 @@
-"""ONNX LpPool / ReduceL1 / ReduceL2 models read by OpenVINO with lpnorm's extension: the read
+"""ONNX LpPool / ReduceL1 / ReduceL2 / LpNormalization models read by OpenVINO with lpnorm's extension: the read
 model holds lpnorm's operation (no decomposition), and the CPU results meet lpnorm's accuracy
 bound against a float64 reference. The same models in OpenVINO alone are run and judged the
 same way; their failures are counted in the summary, not asserted."""
@@ -13,9 +13,11 @@ from conftest import OPENVINO_ALONE, op_types, run_model  # noqa: E402
 from onnx_cases import Case, conformance_cases, mismatch  # noqa: E402
 
 CASES = conformance_cases()
-LPNORM_OP = {"LpPool": "LpPool", "ReduceL1": "ReduceLp", "ReduceL2": "ReduceLp"}
+LPNORM_OP = {"LpPool": "LpPool", "ReduceL1": "ReduceLp", "ReduceL2": "ReduceLp",
+             "LpNormalization": "LpNormalize"}
 # What OpenVINO's own ONNX frontend builds for these ops.
-DECOMPOSITION = {"Power", "AvgPool", "ReduceL1", "ReduceL2", "Abs", "Sqrt", "ReduceSum"}
+DECOMPOSITION = {"Power", "AvgPool", "ReduceL1", "ReduceL2", "Abs", "Sqrt", "ReduceSum",
+                 "NormalizeL2", "Divide"}
 
 
 def _judge_openvino_alone(core_alone, case: Case, reference):

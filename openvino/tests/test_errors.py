@@ -41,6 +41,9 @@ BAD_ONNX = [
     ("ReduceL1", 18, (2, 3), {"noop_with_empty_axes": 3}, [],
      "noop_with_empty_axes = 3 must be 0 or 1"),
     ("ReduceL2", 18, (2, 3), {}, [-3], "axes[0] = -3"),
+    ("LpNormalization", 22, (2, 3), {"p": 3}, None,
+     "p = 3 is not 1 or 2, the orders ONNX LpNormalization-22 allows"),
+    ("LpNormalization", 22, (2, 3), {"axis": 2}, None, "axes[0] = 2 is out of range for rank 2"),
 ]
 
 

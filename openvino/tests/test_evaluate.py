@@ -42,6 +42,9 @@ CASES = [
          _ints(2**31, 2**32, (3, 4), np.uint32, seed=9), {"axes": [1], "keepdims": 0}),
     Case("reduce-l2-uint64", "ReduceL2", 18, _ints(0, 2**24, (6, 5), np.uint64, seed=10),
          {"keepdims": 0}, axes_input=[-1]),
+    # Squares of 1e200 overflow float64; the normalized values do not.
+    Case("normalization-f64-huge-1e200", "LpNormalization", 22,
+         _normal((3, 20), np.float64, 1e200, seed=11), {"axis": 1, "p": 2}),
 ]
 
 

@@ -27,6 +27,8 @@ IR_CASES = [
          {"noop_with_empty_axes": 1}),
     Case("reduce-l2-float16", "ReduceL2", 13, _normal((4, 9), np.float16, seed=5),
          {"axes": [0], "keepdims": 1}),
+    Case("lp-normalization-l1-axis0", "LpNormalization", 22, _normal((3, 7), seed=6),
+         {"axis": 0, "p": 1}),
 ]
 
 

@@ -20,13 +20,14 @@ from numpy import ndarray as _ndarray
 from . import _core
 from ._core import Error
 
-__all__ = ["Error", "reduce", "pool", "info", "set_num_threads", "num_threads",
+__all__ = ["Error", "reduce", "pool", "normalize", "info", "set_num_threads", "num_threads",
            "openvino_extension"]
 
 _EMPTY_AXES = {"identity": 0, "reduce_all": 1, "elementwise": 2}
 _AUTO_PAD = {"NOTSET": 0, "SAME_UPPER": 1, "SAME_LOWER": 2, "VALID": 3}
 _MODE = {"abs": 0, "signed": 1}
 _OVERHANG = {"sum": 0, "rescale": 1}
+_EPS_MODE = {"none": 0, "norm_max": 1, "sum_add": 2, "sum_max": 3}
 
 
 def _choice(name: str, value: Any, table: dict) -> int:
@@ -197,6 +198,26 @@ def pool(x: Any, p: float, kernel: Sequence[int], strides: Optional[Sequence[int
     y = _output(x, out_shape, out)
     out_view, _ = _kernel_view(y, "out")
     _core.pool(view, out_view, dtype, *args)
+    return y
+
+
+def normalize(x: Any, p: float = 2.0, axes: Union[int, Sequence[int]] = -1, eps: float = 0.0,
+              eps_mode: str = "none", out: Any = None):
+    """x / ||x||_p over `axes`, broadcast back: the result has x's shape and dtype.
+
+    p: any real p > 0, or inf (max |x|). axes: an int or a sequence of ints in [-ndim, ndim);
+    an empty sequence makes every element its own group. eps_mode: "none" (ONNX
+    LpNormalization: 0 where the norm is 0), "norm_max" (x / max(n, eps): PyTorch F.normalize,
+    DirectML), "sum_add" (x / (S + eps)^(1/p)) or "sum_max" (x / max(S, eps)^(1/p)), S = n^p
+    (OpenVINO NormalizeL2). eps: finite, >= 0, applied in float32 (16-bit inputs) or float64.
+    dtypes float32, float64, float16, bfloat16.
+    """
+    axes_list = [axes] if type(axes) is int else _ints("axes", axes)
+    args = (axes_list, _float("p", p), _float("eps", eps), _choice("eps_mode", eps_mode, _EPS_MODE))
+    view, dtype = _kernel_view(x, "x")
+    y = _output(x, _shape(x, "x"), out)
+    out_view, _ = _kernel_view(y, "out")
+    _core.normalize(view, out_view, dtype, *args)
     return y
 
 

@@ -52,6 +52,16 @@ def pool(
 ) -> Array:
     """Lp pooling over the spatial dims of an (N, C, D1[, D2[, D3]]) array."""
 
+def normalize(
+    x: Array,
+    p: float = 2.0,
+    axes: Union[int, Sequence[int]] = -1,
+    eps: float = 0.0,
+    eps_mode: str = "none",
+    out: Optional[Array] = None,
+) -> Array:
+    """x / ||x||_p over `axes`; x's shape, dtype and array type."""
+
 def info() -> Info:
     """Version, ISAs, threads, backends and the compiled kernels."""
 

@@ -1,12 +1,13 @@
 """PyTorch operators backed by lpnorm's kernels, registered with torch.library.
 
-``vector_norm`` follows ``torch.linalg.vector_norm`` and ``lp_pool1d/2d/3d`` follow
-``torch.nn.functional.lp_pool*d``, PyTorch's semantics included (signed powers, the rescaled
+``vector_norm`` follows ``torch.linalg.vector_norm``, ``lp_pool1d/2d/3d`` follow
+``torch.nn.functional.lp_pool*d`` and ``normalize`` follows ``torch.nn.functional.normalize``,
+PyTorch's semantics included (signed powers, the rescaled
 overhang of ceil_mode windows; include/lpnorm/torch.h maps them). They are custom ops
 (``torch.ops.lpnorm.*``) with fake implementations, so ``torch.compile(fullgraph=True)`` traces
 them, and with autograd formulas written in PyTorch: ``vector_norm``'s is PyTorch's own norm
-gradient on lpnorm's result; ``lp_pool*d``'s differentiates PyTorch's formula (avg_pool of
-x^p, then the root) recomputed in the backward pass. lpnorm's backward kernels will replace
+gradient on lpnorm's result; ``lp_pool*d``'s and ``normalize``'s differentiate PyTorch's
+formulas (avg_pool of x^p, then the root; x / max(norm, eps)) recomputed in the backward pass. lpnorm's backward kernels will replace
 them. CPU tensors; the output has the input's dtype.
 """
 
@@ -19,8 +20,9 @@ import torch
 import torch.nn.functional as F
 
 from . import _core
+from . import normalize as _package_normalize
 
-__all__ = ["vector_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
+__all__ = ["vector_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d", "normalize"]
 
 
 def _reduced_dims(rank: int, dim: Sequence[int]) -> List[int]:
@@ -142,6 +144,37 @@ def _lp_pool_backward(ctx, grad):
 _lp_pool.register_autograd(_lp_pool_backward, setup_context=_lp_pool_setup)
 
 
+@torch.library.custom_op("lpnorm::normalize", mutates_args=())
+def _normalize(x: torch.Tensor, p: float, dim: int, eps: float) -> torch.Tensor:
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _package_normalize(x, p=p, axes=dim, eps=eps, eps_mode="norm_max", out=out)
+    return out
+
+
+@_normalize.register_fake
+def _(x, p, dim, eps):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+def _normalize_setup(ctx, inputs, output):
+    x, p, dim, eps = inputs
+    ctx.save_for_backward(x)
+    ctx.args = (p, dim, eps)
+
+
+def _normalize_backward(ctx, grad):
+    # PyTorch's formula for normalize, differentiated by autograd (recomputed here).
+    (x,) = ctx.saved_tensors
+    p, dim, eps = ctx.args
+    with torch.enable_grad():
+        leaf = x.detach().requires_grad_()
+        (g,) = torch.autograd.grad(F.normalize(leaf, p, dim, eps), leaf, grad)
+    return g, None, None, None
+
+
+_normalize.register_autograd(_normalize_backward, setup_context=_normalize_setup)
+
+
 def _int_list(v: Union[None, int, Sequence[int]]) -> List[int]:
     if v is None:
         return []
@@ -177,3 +210,11 @@ def lp_pool3d(x: torch.Tensor, norm_type: float, kernel_size: Union[int, Sequenc
     """torch.nn.functional.lp_pool3d: (N, C, D, H, W) or (C, D, H, W); norm_type finite and
     > 0."""
     return _lp_pool(x, 3, float(norm_type), _int_list(kernel_size), _int_list(stride), bool(ceil_mode))
+
+
+def normalize(x: torch.Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> torch.Tensor:
+    """torch.nn.functional.normalize: x / max(||x||_p, eps) along `dim`, in x's dtype (float32,
+    float64, float16, bfloat16); p > 0 or inf. Unlike PyTorch's float16 version, eps is taken in
+    float32 there (PyTorch rounds eps = 1e-12 to 0 and gives NaN on an all-zero row; lpnorm
+    gives 0)."""
+    return _normalize(x, float(p), int(dim), float(eps))

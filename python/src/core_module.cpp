@@ -134,6 +134,22 @@ void reduce(const InArray &x, const OutArray &out, const std::string &dtype,
     check(s);
 }
 
+void normalize(const InArray &x, const OutArray &out, const std::string &dtype,
+               const std::vector<int64_t> &axes, double p, double eps, int eps_mode) {
+    const lpnorm::Tensor in = view_of(x, "x", dtype), o = view_of(out, "out", dtype);
+    lpnorm::NormalizeParams params;
+    params.axes = axes;
+    params.p = p;
+    params.eps = eps;
+    params.eps_mode = static_cast<lpnorm::EpsMode>(eps_mode);
+    lpnorm::Status s;
+    {
+        nb::gil_scoped_release unlocked;
+        s = lpnorm::normalize(in, o, params);
+    }
+    check(s);
+}
+
 std::vector<int64_t> pool_output_shape(const std::vector<int64_t> &shape,
                                        const std::vector<int64_t> &kernel,
                                        const std::vector<int64_t> &strides,
@@ -253,6 +269,8 @@ NB_MODULE(_core, m) {
           nb::arg("kernel"), nb::arg("strides"), nb::arg("pads"), nb::arg("dilations"),
           nb::arg("auto_pad"), nb::arg("ceil_mode"), nb::arg("p"), nb::arg("mode"),
           nb::arg("overhang"));
+    m.def("normalize", &normalize, nb::arg("x"), nb::arg("out").noconvert(), nb::arg("dtype"),
+          nb::arg("axes"), nb::arg("p"), nb::arg("eps"), nb::arg("eps_mode"));
     m.def("torch_vector_norm", &torch_vector_norm, nb::arg("x"), nb::arg("out").noconvert(),
           nb::arg("ord"), nb::arg("dim"), nb::arg("keepdim"));
     m.def("torch_lp_pool", &torch_lp_pool, nb::arg("spatial"), nb::arg("x"),

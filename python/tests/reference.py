@@ -15,10 +15,15 @@ LARGEST = {"float32": float(np.finfo(np.float32).max), "float16": 65504.0,
            "bfloat16": float.fromhex("0x1.fep127")}
 
 
+# frexp's exponent of each dtype's smallest normal value: below it the spacing is constant.
+MIN_EXPONENT = {"float32": -125, "float16": -13, "bfloat16": -125}
+
+
 def ulp(value, dtype_name):
-    """One unit in the last place of `dtype_name` at each |value| (normal range)."""
+    """One unit in the last place of `dtype_name` at each |value| (the subnormal spacing below
+    the normal range)."""
     _, e = np.frexp(np.abs(np.asarray(value, np.float64)))
-    return np.ldexp(1.0, e - DIGITS[dtype_name])
+    return np.ldexp(1.0, np.maximum(e, MIN_EXPONENT[dtype_name]) - DIGITS[dtype_name])
 
 
 def is_general_p(p):

@@ -358,6 +358,7 @@ const std::vector<Row> &all_rows() {
         add_c_api_rows(&r);
         add_onnx_rows(&r);
         add_other_adapter_rows(&r);
+        add_normalize_rows(&r);
         return r;
     }();
     return rows;

@@ -32,8 +32,8 @@ const std::vector<Site> &sites() {
          "input and output are the same OpenCL buffer", nullptr},
         // runtime/reduce.cpp
         {"reduce.empty_axes", "runtime/reduce.cpp", " is not an EmptyAxes policy", nullptr},
-        {"reduce.shape_rank", "runtime/reduce.cpp", " is outside [0, ", nullptr},
-        {"reduce.shape_negative", "runtime/reduce.cpp", " is negative", nullptr},
+        {"reduce.shape_rank", "runtime/validate.cpp", " is outside [0, ", nullptr},
+        {"reduce.shape_negative", "runtime/validate.cpp", " is negative", nullptr},
         // runtime/split_reduce.cpp, runtime/canonicalize.cpp, runtime/halide_glue.cpp
         {"reduce.no_kernel", "runtime/split_reduce.cpp", " kernel for dtype ", nullptr},
         {"reduce.accumulators", "runtime/split_reduce.cpp", " accumulators do not fit in memory",
@@ -51,6 +51,23 @@ const std::vector<Site> &sites() {
         {"pool.widened_copy", "runtime/pool.cpp",
          ": its float64 copy for the signed mode does not fit in memory",
          "an allocation failure copying a signed-mode (odd p) input to float64"},
+        // runtime/normalize.cpp
+        {"normalize.eps_mode", "runtime/normalize.cpp", " is not an EpsMode", nullptr},
+        {"normalize.p", "runtime/normalize.cpp", " is not a normalization order: use p > 0 or inf",
+         nullptr},
+        {"normalize.eps", "runtime/normalize.cpp", " must be finite and >= 0", nullptr},
+        {"normalize.inf_sum", "runtime/normalize.cpp",
+         "p = inf has no sum of powers for eps_mode = ", nullptr},
+        {"normalize.32bit", "runtime/normalize.cpp", " does not fit the kernels' 32-bit indexing",
+         "needs a merged dim or stride beyond 2^31 elements (8 GiB of float32)"},
+        {"normalize.no_kernel", "runtime/normalize.cpp", " normalization kernel for dtype ",
+         nullptr},
+        {"normalize.copies", "runtime/normalize.cpp", ": its reordered copies do not fit in memory",
+         "an allocation failure copying an input whose strides merge nowhere"},
+        {"normalize.dtype", "runtime/normalize.cpp",
+         " is not normalized: use float32, float64, float16 or bfloat16", nullptr},
+        {"normalize.memory", "runtime/normalize.cpp",
+         ": normalization has no GPU kernels yet, pass host tensors", nullptr},
         // runtime/split_pool.cpp
         {"pool.window_stride", "runtime/split_pool.cpp",
          " rows along it is beyond what one kernel call indexes",
@@ -142,7 +159,8 @@ const std::vector<Site> &sites() {
         {"onnx.noop_value", "include/lpnorm/onnx.h", " must be 0 or 1 for ", nullptr},
         {"onnx.noop_opset", "include/lpnorm/onnx.h", " (added in opset 18)", nullptr},
         {"onnx.reduce_dtype", "include/lpnorm/onnx.h", " is not allowed by ONNX ", nullptr},
-        {"onnx.pool_opset", "include/lpnorm/onnx.h", " is not an ONNX opset (>= 1)", nullptr},
+        {"onnx.pool_opset", "include/lpnorm/onnx.h", " is not an ONNX opset (>= 1)",
+         nullptr},  // check_opset: LpPool, GlobalLpPool and LpNormalization
         {"onnx.pool_dtype", "include/lpnorm/onnx.h", " is not allowed by ONNX ", nullptr},
         {"onnx.pool_p", "include/lpnorm/onnx.h", " must be a finite value > 0 for ", nullptr},
         {"onnx.pool_p_int", "include/lpnorm/onnx.h",
@@ -162,6 +180,8 @@ const std::vector<Site> &sites() {
          " cannot be used with auto_pad = ", nullptr},
         {"onnx.global_rank", "include/lpnorm/onnx.h", " is not 3, 4 or 5: ", nullptr},
         {"onnx.global_shape", "include/lpnorm/onnx.h", " needs every spatial dim >= 1", nullptr},
+        {"onnx.normalize_dtype", "include/lpnorm/onnx.h", " is not a type of ONNX ", nullptr},
+        {"onnx.normalize_p", "include/lpnorm/onnx.h", " is not 1 or 2, the orders ONNX ", nullptr},
         // include/lpnorm/openvino.h
         {"openvino.reduce_lp_p", "include/lpnorm/openvino.h",
          " is not 1 or 2 (ReduceLp accepts only those)", nullptr},

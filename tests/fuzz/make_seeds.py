@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rewrites the seed corpora under tests/fuzz/corpus/ (checked in; rerun after changing a format).
 
-fuzz_reduce and fuzz_pool read one byte per value (see the harnesses' headers); small values
+fuzz_reduce, fuzz_pool and fuzz_normalize read one byte per value (see the harnesses' headers); small values
 are written as themselves, edge cases as 0xC0 + their index in the pickers' lists in
 fuzz_util.h. fuzz_npy reads .npy files.
 """
@@ -164,8 +164,53 @@ def npy_seeds():
     write("fuzz_npy", "truncated_header", npy("<f4", [2], values(8))[:20])
 
 
+# Indexes into pick_p's list, read as eps.
+EPS = {0: 3, 1e-5: 29, 1e-300: 23, 1e300: 24, "nan": 16, -1: 18, "inf": 4}
+
+
+def normalize_case(rank, dtype, dims, axes, p=2, eps=0, mode=0, layout=0, layout_bytes=b"",
+                   misuse=0, guard=0):
+    b = bytes([rank, dtype, *dims, layout]) + layout_bytes
+    b += bytes([len(axes), *[a + 16 for a in axes], P[p], EPS[eps], mode, misuse])
+    return b + misuse_bytes(misuse) + bytes([guard]) + values()
+
+
+def normalize_seeds():
+    # Every float dtype through the inner, middle and reordered-copy paths, each eps mode.
+    shapes = [([3, 33], [1]), ([3, 5, 7], [1]), ([9, 5], [0]), ([4, 3, 5, 2], [1, 3])]
+    ps = [2, 1, 3, 2.5, "inf", 0.5, 5, 1.5]
+    for dtype in range(4):
+        for i, (dims, axes) in enumerate(shapes):
+            p = ps[(dtype + i) % 8]
+            mode = (dtype + i) % 4 if p != "inf" else 1
+            write("fuzz_normalize", f"dtype{dtype}_shape{i}",
+                  normalize_case(len(dims), dtype, dims, axes, p, 1e-5, mode))
+    write("fuzz_normalize", "empty_axes", normalize_case(2, 0, [4, 6], []))
+    write("fuzz_normalize", "rank0", normalize_case(0, 0, [], []))
+    write("fuzz_normalize", "zero_size", normalize_case(2, 0, [0, 5], [1]))
+    write("fuzz_normalize", "eps_tiny", normalize_case(2, 1, [3, 8], [1], 2, 1e-300, 2))
+    write("fuzz_normalize", "eps_huge", normalize_case(2, 3, [3, 8], [1], 2, 1e300, 1))
+    write("fuzz_normalize", "colmajor", normalize_case(2, 0, [5, 7], [0], layout=2))
+    write("fuzz_normalize", "negated", normalize_case(2, 3, [6, 9], [1], layout=4))
+    write("fuzz_normalize", "broadcast", normalize_case(3, 0, [4, 5, 6], [0, 2], layout=5,
+                                                        layout_bytes=b"\x02"))
+    write("fuzz_normalize", "rank8", normalize_case(8, 0, [2, 1, 2, 3, 1, 2, 2, 1], [1, 3, 5, 7]))
+    # Errors: p, eps, eps_mode, dtype, axes, p = inf with a sum mode.
+    write("fuzz_normalize", "p_zero", normalize_case(1, 0, [4], [0], 0))
+    write("fuzz_normalize", "p_nan", normalize_case(1, 0, [4], [0], "nan"))
+    write("fuzz_normalize", "eps_negative", normalize_case(1, 0, [4], [0], 2, -1, 1))
+    write("fuzz_normalize", "eps_nan", normalize_case(1, 0, [4], [0], 2, "nan", 2))
+    write("fuzz_normalize", "eps_mode4", normalize_case(1, 0, [4], [0], 2, 0, 4))
+    write("fuzz_normalize", "inf_sum_add", normalize_case(1, 0, [4], [0], "inf", 0, 2))
+    write("fuzz_normalize", "dtype_int32", normalize_case(1, 8, [4], [0]))
+    write("fuzz_normalize", "axes_duplicate", normalize_case(2, 0, [4, 4], [1, -1]))
+    for m in MISUSES:
+        write("fuzz_normalize", f"misuse{m}", normalize_case(2, 0, [3, 4], [1], misuse=m))
+
+
 if __name__ == "__main__":
     shutil.rmtree(HERE / "corpus", ignore_errors=True)
     reduce_seeds()
     pool_seeds()
     npy_seeds()
+    normalize_seeds()

@@ -6,7 +6,7 @@
 #    exempt, it is the scalar fallback;
 #  - the neon_fp16 kernels convert halves in hardware (no emulated float16): vectorised ones
 #    with fcvtl, the general pattern's scalar loop with fcvt;
-#  - the archive is AArch64 ELF and defines every kernel of the registry table, and, when it
+#  - the archive is AArch64 ELF and defines every kernel of the registry tables, and, when it
 #    holds the dispatch layer, the C API.
 # Usage: check_arm_codegen.sh KERNELS_DIR ARCHIVE TABLE_INC [kernels-only]
 # Environment: OBJDUMP, READELF, NM (cross binutils: aarch64-linux-gnu-*).
@@ -83,8 +83,12 @@ vector_loops() {
         }' "$1"
 }
 
-# Every kernel of the registry table (its function name is its object's name).
-symbols="$(grep -oE '_KERNEL\(.*\)' "$table" | sed -E 's/.*, *([A-Za-z0-9_]+)\)$/\1/' | sort -u)"
+# Every kernel of the registry tables (its function name is its object's name): TABLE_INC and
+# the normalization table beside it.
+tables=("$table")
+normalize_table="$(dirname "$table")/lpnorm_normalize_table.inc"
+[ -f "$normalize_table" ] && tables+=("$normalize_table")
+symbols="$(cat "${tables[@]}" | grep -oE '_KERNEL\(.*\)' | sed -E 's/.*, *([A-Za-z0-9_]+)\)$/\1/' | sort -u)"
 for name in $symbols; do
     obj="$kernels_dir/$name.o"
     checked=$((checked + 1))
@@ -111,7 +115,7 @@ machines="$("$readelf" -h "$archive" | awk -F: '/Machine:/ {gsub(/^ +/, "", $2);
 defined="$("$nm" --defined-only -g "$archive" 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u)"
 wanted="$symbols"
 if [ "$mode" != kernels-only ]; then
-    wanted="$wanted"$'\n'"lpnorm_reduce"$'\n'"lpnorm_pool"$'\n'"lpnorm_last_error"
+    wanted="$wanted"$'\n'"lpnorm_reduce"$'\n'"lpnorm_pool"$'\n'"lpnorm_normalize"$'\n'"lpnorm_last_error"
 fi
 missing="$(comm -23 <(sort -u <<<"$wanted") <(echo "$defined"))"
 [ -z "$missing" ] || fail "$(basename "$archive") lacks: $(echo $missing)"

@@ -1,0 +1,150 @@
+#include "normalize_algorithm.h"
+
+#include <cmath>
+
+#include "float_math.h"
+#include "kernel_abi.h"
+#include "reduce_algorithm.h"
+
+namespace lpnorm::gen {
+
+using namespace Halide;
+using Halide::Internal::make_const;
+using Halide::Internal::make_one;
+using Halide::Internal::make_zero;
+
+namespace {
+
+// The float 2^e of type t, for e in t's normal exponent range, from its bits.
+Expr power_of_two(const Expr &e, const Type &t) {
+    const int bias = t.bits() == 32 ? 127 : 1023;
+    return reinterpret(t, cast(UInt(t.bits()), e + bias) << mantissa_bits(t));
+}
+
+// Powers of two lo and hi with m * lo * hi in [1, 2) for a finite m > 0 when `use`, else 1 and
+// 1, and 1 / lo. Their product can lie outside t's range (m subnormal or near the largest
+// finite value), each factor does not: all three are normal, and multiplying by them is exact.
+Tuple scale_factors(const Expr &m, const Expr &use) {
+    const Type t = m.type();
+    const Type bits_t = UInt(t.bits());
+    const int mantissa = mantissa_bits(t);
+    const int bias = t.bits() == 32 ? 127 : 1023;
+    Expr field = cast<int>(reinterpret(bits_t, m) >> mantissa);  // m >= 0: no sign bit
+    Expr subnormal = field == 0;
+    // A subnormal m times 2^mantissa is normal, exactly.
+    Expr lifted = select(subnormal, m * make_const(t, std::ldexp(1.0, mantissa)), m);
+    Expr exponent =
+        cast<int>(reinterpret(bits_t, lifted) >> mantissa) - bias - select(subnormal, mantissa, 0);
+    Expr finite_nonzero = reinterpret(bits_t, m) != make_zero(bits_t) && field < 2 * bias + 1;
+    Expr k = select(use && finite_nonzero, -exponent, 0);
+    Expr k_lo = k / 2;  // floor: k_lo, -k_lo and k - k_lo all within [-bias, bias]
+    return Tuple(power_of_two(k_lo, t), power_of_two(k - k_lo, t), power_of_two(-k_lo, t));
+}
+
+}  // namespace
+
+Type normalize_compute_type(const Type &input) {
+    return input.bits() == 16 ? Float(32) : Float(64);
+}
+
+NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, int r_dim,
+                                 const Expr &r_extent, const Type &output_type, const Expr &p_kind,
+                                 const Expr &p, const Expr &eps_kind, const Expr &eps,
+                                 const Expr &eps_root, const Expr &scaled) {
+    NormalizeStages s;
+    s.vars = vars;
+    for (int d = 0; d < int(vars.size()); d++) {
+        if (d != r_dim) s.group.push_back(vars[d]);
+    }
+    s.input_type = in.type();
+    s.compute_type = normalize_compute_type(s.input_type);
+    s.scaled = scaled != 0;
+    for (int k :
+         {int(abi::kL1), int(abi::kL2), int(abi::kL3), int(abi::kLp), abi::kNormalizeMaxAbs}) {
+        s.kind_conditions.push_back(p_kind == k);
+    }
+    const Type c = s.compute_type;
+    const Expr is_max = p_kind == abi::kNormalizeMaxAbs;
+    auto element_at = [&](const Expr &r) {
+        std::vector<Expr> args(vars.begin(), vars.end());
+        args[r_dim] = r;
+        return in(args);
+    };
+    std::vector<Expr> group(s.group.begin(), s.group.end());
+
+    // max|x| by its bits: NaN's are the largest, so a NaN anywhere makes the peak NaN. Read only
+    // where it is used: scaled calls, and p = inf, whose norm it is.
+    s.peak = Func("peak");
+    s.peak_r = RDom(0, select(s.scaled || is_max, r_extent, 0), "peak_r");
+    s.peak(group) = make_zero(UInt(s.input_type.bits()));
+    s.peak(group) = max(s.peak(group), magnitude_bits(element_at(s.peak_r)));
+    Expr peak = cast(c, reinterpret(s.input_type, s.peak(group)));
+
+    s.scale = Func("scale");
+    s.scale(group) = scale_factors(peak, s.scaled);
+    Expr lo = s.scale(group)[0], hi = s.scale(group)[1], lo_inverse = s.scale(group)[2];
+
+    // The terms of |x| lo hi: the specialisation on `scaled` (schedules/) drops the products
+    // from the unscaled copy.
+    s.sum = Func("sum");
+    s.sum_r = RDom(0, select(is_max, 0, r_extent), "sum_r");
+    // The element itself: lp_term takes |.| where the kind needs it (a square does not).
+    Expr value = cast(c, element_at(s.sum_r));
+    s.sum(group) = make_zero(c);
+    // Strict: reassociated as value * (lo * hi), the product of the factors can overflow.
+    auto scale_by = [&](const Expr &v) { return strict_float((v * lo) * hi); };
+    s.sum(group) += lp_term(select(s.scaled, scale_by(value), value), c, p_kind, p);
+
+    // The denominator d of y = (x hi) / d: the norm in units of 1 / hi (the scaled norm times
+    // 1 / lo; unscaled, lo = hi = 1), and eps with it. Each member stays in range where y is:
+    // forming eps s (s = lo hi) overflowed where eps dominates a group of tiny values.
+    // Unscaled, sum_add adds eps to the sum; scaled, (S + eps s^p)^(1/p) is the p-norm of the
+    // pair (n, eps^(1/p)) taken from its larger member.
+    Expr eps_c = cast(c, eps), root_c = cast(c, eps_root);
+    Expr sum = s.sum(group);
+    Expr add = eps_kind == abi::kEpsAdd;
+    // One root per stage, each in a Func of its own: the roots are long expressions (pow, the
+    // cube root), which selects between copies of them made the generator run out of memory.
+    s.root = Func("root");
+    s.root(group) = norm_of_sum(select(add && !s.scaled, sum + eps_c, sum), p_kind, p);
+    Expr norm = strict_float(select(is_max, peak * hi, s.root(group) * lo_inverse));
+    Expr bound = strict_float(root_c * hi);
+    Expr larger = max(norm, bound), smaller = min(norm, bound);
+    s.pair_root = Func("pair_root");
+    s.pair_needed = s.scaled && add;
+    s.pair_root(group) = select(
+        s.pair_needed,
+        strict_float(larger *
+                     norm_of_sum(make_one(c) + lp_term(smaller / larger, c, p_kind, p), p_kind, p)),
+        make_zero(c));
+    // max() and min() of a NaN could return the other operand: NaN stays the norm.
+    Expr use_pair = s.pair_needed && !is_nan_bits(norm);
+    norm = select(use_pair, s.pair_root(group), norm);
+    Expr clamped = select(is_nan_bits(norm), norm, max(norm, bound));
+    Expr denominator = select(eps_kind == abi::kEpsClamp, clamped, norm);
+    // An all-zero group gives 0 (x is +-0), whatever eps is (the reciprocal of an eps below
+    // the type's range would be inf, and 0 * inf NaN), except for eps = 0 in the eps modes:
+    // there the formula is 0 / 0.
+    Expr zero_group = select(is_max, s.peak(group) == make_zero(UInt(s.input_type.bits())),
+                             magnitude_bits(sum) == make_zero(UInt(c.bits())));
+    Expr to_zero = zero_group && (eps_kind == abi::kEpsNone || eps > 0);
+    // Scaled: y = (x hi) / d. x hi is exact, and at most 2 where hi >= 1. Multiplying x by lo
+    // and the reciprocal first underflowed where eps dominates (bfloat16 values near 1e-38
+    // with eps = 1e-12 gave 0).
+    s.inverse = Func("inverse");
+    s.inverse(group) = strict_float(select(to_zero, make_zero(c), make_one(c) / denominator));
+
+    // An infinite norm gives inverse 0: finite x become +-0 and infinite ones NaN (inf * 0).
+    Expr x = cast(c, in(vars));
+    Expr inverse = s.inverse(group);
+    Expr y = select(s.scaled, (x * hi) * inverse, x * inverse);
+    s.out = Func("normalized");
+    // 32- and 64-bit outputs convert in hardware, NaN included; to_output's NaN test is for
+    // 16-bit ones (emulated float16 conversions turn NaN into inf), and cost a compare, a pack
+    // and a blend per vector here.
+    s.out(vars) = output_type.bits() == 16 ? to_output(strict_float(y), output_type)
+                                           : strict_float(cast(output_type, y));
+    return s;
+}
+
+}  // namespace lpnorm::gen

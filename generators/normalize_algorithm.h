@@ -1,0 +1,44 @@
+// The Lp normalization algorithm, y = x / ||x||_p over one reduced dim: what is computed, never
+// how (schedules/normalize_schedule.h).
+#pragma once
+
+#include <vector>
+
+#include "Halide.h"
+
+namespace lpnorm::gen {
+
+// The stages of one normalization pipeline, handed to schedules/. `group` names the kept
+// coordinates (the input's vars without the reduced one), innermost first.
+struct NormalizeStages {
+    Halide::Func peak;       // peak(group): the largest |x| bits (scaled calls and p = inf only)
+    Halide::Func scale;      // scale(group): Tuple(lo, hi, 1 / lo), powers of two with
+                             // lo * hi * max|x| in [1, 2) for scaled calls, 1 otherwise
+    Halide::Func sum;        // sum(group): the sum of the terms of the scaled |x| over `r`
+    Halide::Func root;       // root(group): the norm of the sum (plus eps for unscaled sum_add)
+    Halide::Func pair_root;  // pair_root(group): scaled sum_add's norm of (n, eps^(1/p))
+    Halide::Func inverse;    // inverse(group): y = (x * hi) * inverse (scaled), x * inverse
+    Halide::Func out;        // out(vars): the pipeline output
+    Halide::RDom peak_r, sum_r;
+    std::vector<Halide::Var> vars;              // output vars, innermost first
+    std::vector<Halide::Var> group;             // vars without the reduced one
+    std::vector<Halide::Expr> kind_conditions;  // one per p_kind, p = inf's last
+    Halide::Expr pair_needed;                   // pair_root is read (scaled sum_add calls)
+    Halide::Expr scaled;                        // the runtime's `scaled` input, as a condition
+    Halide::Type input_type;
+    Halide::Type compute_type;
+};
+
+// Terms, sums and the scaling in float32 for 16-bit floats, float64 otherwise.
+Halide::Type normalize_compute_type(const Halide::Type &input);
+
+// Builds the stages for an input Func `in` of `vars.size()` dims whose dim `r_dim`, of extent
+// `r_extent`, is normalized over. The other inputs are the kernel's (kernel_abi.h).
+NormalizeStages define_normalize(const Halide::Func &in, const std::vector<Halide::Var> &vars,
+                                 int r_dim, const Halide::Expr &r_extent,
+                                 const Halide::Type &output_type, const Halide::Expr &p_kind,
+                                 const Halide::Expr &p, const Halide::Expr &eps_kind,
+                                 const Halide::Expr &eps, const Halide::Expr &eps_root,
+                                 const Halide::Expr &scaled);
+
+}  // namespace lpnorm::gen
