@@ -14,6 +14,7 @@
 #include "range_repair.h"
 #include "registry.h"
 #include "split_limits.h"
+#include "split_reduce.h"
 #include "validate.h"
 
 namespace lpnorm {
@@ -239,14 +240,12 @@ Status run_through_copies(const Tensor &input, const Tensor &output, uint32_t ma
                           " elements: its reordered copies do not fit in memory");
     }
     Tensor permuted = input, back = input;
-    int64_t dense[kMaxRank];
-    int64_t stride = 1;
-    for (int k = input.rank - 1; k >= 0; k--) {
+    for (int k = 0; k < input.rank; k++) {
         permuted.shape[k] = input.shape[order[size_t(k)]];
         permuted.strides[k] = input.strides[order[size_t(k)]];
-        dense[k] = stride;
-        stride *= permuted.shape[k];
     }
+    int64_t dense[kMaxRank];
+    rt::dense_kept_strides(permuted.shape, input.rank, 0, dense);
     rt::copy_to_dense(permuted, in_copy.data());
     uint32_t permuted_mask = 0;
     for (int k = 0; k < input.rank; k++) {
@@ -322,11 +321,7 @@ Status normalize(const Tensor &input, const Tensor &output, const NormalizeParam
 
     const KernelArgs args = kernel_args(params);
     int64_t out_strides[kMaxRank];
-    int64_t stride = 1;
-    for (int i = input.rank - 1; i >= 0; i--) {
-        out_strides[i] = stride;
-        stride *= input.shape[i];
-    }
+    rt::dense_kept_strides(input.shape, input.rank, 0, out_strides);
     Plan plan;
     if (plan_call(input, out_strides, mask, &plan)) {
         return run_plan(plan, input.data, output.data, input.dtype, args);
