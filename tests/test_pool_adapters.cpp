@@ -1,6 +1,7 @@
 // The pooling adapters (ONNX LpPool / GlobalLpPool, DirectML LP_POOLING / LP_POOLING1, PyTorch
-// lp_pool) and torch vector_norm: attribute acceptance and rejection per opset, output shapes,
-// and a few small hand-computed values.
+// lp_pool), torch vector_norm, and the normalization adapters of DirectML (LP_NORMALIZATION) and
+// PyTorch (F.normalize): attribute acceptance and rejection per opset, output shapes, and a few
+// small hand-computed values.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -651,6 +652,134 @@ TEST(DirectMlLpPooling, TensorsAre4Or5DFloat32OrFloat16) {
     EXPECT_TRUE(untouched(y));
 }
 
+// ---- DirectML LP_NORMALIZATION ------------------------------------------------------------
+//
+// Expected values are exact: each is x times the float64 reciprocal of a small integer (or a power
+// of two), rounded once to float32 (or float16), and none of them lies near a rounding tie.
+
+directml::LpNormalizationOperatorDesc dml_norm_desc(uint32_t axis, uint32_t p, float epsilon) {
+    directml::LpNormalizationOperatorDesc d;
+    d.Axis = axis;
+    d.P = p;
+    d.Epsilon = epsilon;
+    return d;
+}
+
+TEST(DirectMlLpNormalization, DefaultDescIsTheL2NormOfAxisZero) {
+    const directml::LpNormalizationOperatorDesc d;
+    EXPECT_EQ(d.Axis, 0u);
+    EXPECT_EQ(d.P, 2u);
+    EXPECT_EQ(d.Epsilon, 0.00001f);
+    std::vector<float> y = canaries(4);
+    // Columns {3, 4} and {6, 8}: norms 5 and 10.
+    ASSERT_TRUE(directml::lp_normalization(f32({3, 6, 4, 8}, {2, 2}), f32(y, {2, 2}), d).ok());
+    EXPECT_EQ(y, (std::vector<float>{0.6f, 0.6f, 0.8f, 0.8f}));
+}
+
+TEST(DirectMlLpNormalization, AxisAndP) {
+    std::vector<float> y = canaries(4);
+    ASSERT_TRUE(directml::lp_normalization(f32({3, -4, 6, 8}, {2, 2}), f32(y, {2, 2}),
+                                           dml_norm_desc(1, 1, 0.00001f))
+                    .ok());
+    EXPECT_EQ(y, (std::vector<float>{3.0f / 7, -4.0f / 7, 6.0f / 14, 8.0f / 14}));
+    // 4-D, normalized over C: the two W positions hold {3, 4} and {0, 5}.
+    std::vector<float> y4 = canaries(4);
+    ASSERT_TRUE(directml::lp_normalization(f32({3, 0, 4, 5}, {1, 2, 1, 2}), f32(y4, {1, 2, 1, 2}),
+                                           dml_norm_desc(1, 2, 0.00001f))
+                    .ok());
+    EXPECT_EQ(y4, (std::vector<float>{0.6f, 0, 0.8f, 1}));
+}
+
+// Epsilon is a floor on the norm (EpsMode::norm_max): the norm 0.5 of {0.3, 0.4} (0.7 for P = 1)
+// under Epsilon = 2 divides by 2, an exact halving.
+TEST(DirectMlLpNormalization, EpsilonIsAFloorOnTheNorm) {
+    const std::vector<float> x = {0.3f, 0.4f};
+    for (uint32_t p : {1u, 2u}) {
+        std::vector<float> y = canaries(2);
+        ASSERT_TRUE(
+            directml::lp_normalization(f32(x, {2}), f32(y, {2}), dml_norm_desc(0, p, 2)).ok());
+        EXPECT_EQ(y, (std::vector<float>{0.3f / 2, 0.4f / 2})) << "P = " << p;
+    }
+}
+
+// An all-zero row gives zeros, and NaN (0 / 0) with Epsilon = 0; the other row is unaffected.
+TEST(DirectMlLpNormalization, ZeroRows) {
+    const std::vector<float> x = {0, 0, 3, 4};
+    std::vector<float> y = canaries(4);
+    ASSERT_TRUE(
+        directml::lp_normalization(f32(x, {2, 2}), f32(y, {2, 2}), dml_norm_desc(1, 2, 1e-5f))
+            .ok());
+    EXPECT_EQ(y, (std::vector<float>{0, 0, 0.6f, 0.8f}));
+    ASSERT_TRUE(
+        directml::lp_normalization(f32(x, {2, 2}), f32(y, {2, 2}), dml_norm_desc(1, 2, 0)).ok());
+    EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[1]));
+    EXPECT_EQ(y[2], 0.6f);
+    EXPECT_EQ(y[3], 0.8f);
+}
+
+TEST(DirectMlLpNormalization, Float16) {
+    const std::vector<uint16_t> x = {0x4200, 0x4400};  // 3, 4
+    std::vector<uint16_t> y = {0, 0};
+    ASSERT_TRUE(directml::lp_normalization(Tensor::contiguous(x.data(), DType::float16, {2}),
+                                           Tensor::contiguous(y.data(), DType::float16, {2}),
+                                           directml::LpNormalizationOperatorDesc{})
+                    .ok());
+    // 0.6 and 0.8 rounded to float16: 1.2 * 2^-1 (mantissa 204.8 -> 205) and 1.6 * 2^-1 (614.4 ->
+    // 614).
+    EXPECT_EQ(y, (std::vector<uint16_t>{0x38CD, 0x3A66}));
+}
+
+TEST(DirectMlLpNormalization, DescFieldsAreChecked) {
+    const std::vector<float> x = {3, 4, 6, 8};
+    std::vector<float> y = canaries(4);
+    const Tensor in = f32(x, {2, 2}), out = f32(y, {2, 2});
+    for (uint32_t p : {0u, 3u}) {
+        EXPECT_TRUE(invalid(
+            directml::lp_normalization(in, out, dml_norm_desc(1, p, 1e-5f)),
+            {"P = " + std::to_string(p) + " is not 1 or 2", "(DML_OPERATOR_LP_NORMALIZATION)"}));
+    }
+    const std::pair<float, std::string> epsilons[] = {
+        {-0.5f, "-0.5"}, {std::nanf(""), "nan"}, {HUGE_VALF, "inf"}};
+    for (const auto &[eps, text] : epsilons) {
+        EXPECT_TRUE(invalid(directml::lp_normalization(in, out, dml_norm_desc(1, 2, eps)),
+                            {"Epsilon = " + text + " must be finite and >= 0"}));
+    }
+    EXPECT_TRUE(invalid(directml::lp_normalization(in, out, dml_norm_desc(2, 2, 1e-5f)),
+                        {"Axis = 2 is out of range: InputTensor has 2 dimensions"}));
+    EXPECT_TRUE(untouched(y));
+}
+
+TEST(DirectMlLpNormalization, TensorsAre1To8DOfOneTypeAndSize) {
+    const std::vector<float> x = {3, 4, 6, 8};
+    std::vector<float> y = canaries(4);
+    const directml::LpNormalizationOperatorDesc d;
+    float s = kCanary;
+    EXPECT_TRUE(invalid(
+        directml::lp_normalization(scalar(x.data(), DType::float32), scalar(&s, DType::float32), d),
+        {"InputTensor has 0 dimensions", "takes 1 to 8"}));
+    EXPECT_EQ(s, kCanary);
+    EXPECT_TRUE(fails_with(directml::lp_normalization(f32(x, {2, 2}), f32(y, {2, 1, 2}), d),
+                           ErrorCode::shape_mismatch,
+                           {"OutputTensor has 3 dimensions; InputTensor has 2"}));
+    EXPECT_TRUE(fails_with(directml::lp_normalization(f32(x, {2, 2}), f32(y, {4, 1}), d),
+                           ErrorCode::shape_mismatch,
+                           {"OutputTensor.Sizes[0] = 4 differs from InputTensor.Sizes[0] = 2",
+                            "(DML_OPERATOR_LP_NORMALIZATION)"}));
+    EXPECT_TRUE(
+        fails_with(directml::lp_normalization(
+                       f32(x, {2, 2}), Tensor::contiguous(y.data(), DType::float16, {2, 2}), d),
+                   ErrorCode::dtype_mismatch,
+                   {"OutputTensor.DataType = float16 differs from InputTensor.DataType"}));
+    EXPECT_TRUE(untouched(y));
+    const std::vector<double> xd = {3, 4};
+    std::vector<double> yd = {-1, -1};
+    EXPECT_TRUE(
+        invalid(directml::lp_normalization(Tensor::contiguous(xd.data(), DType::float64, {2}),
+                                           Tensor::contiguous(yd.data(), DType::float64, {2}), d),
+                {"InputTensor.DataType = float64 is not FLOAT32 or FLOAT16"}));
+    EXPECT_EQ(yd, (std::vector<double>{-1, -1}));
+}
+
 // ---- PyTorch lp_pool -----------------------------------------------------------------------
 
 TEST(TorchLpPool, StrideDefaultsToKernelSize) {
@@ -856,6 +985,95 @@ TEST(TorchVectorNorm, RepeatedDimsAreRejected) {
     EXPECT_EQ(torch::vector_norm(f32(kX, {2, 3}), f32(y, {2}), 2, {1, -1}).code(),
               ErrorCode::invalid_argument);
     EXPECT_TRUE(untouched(y));
+}
+
+// ---- PyTorch F.normalize -------------------------------------------------------------------
+//
+// Expected values as for DirectML: exact, x times the float64 reciprocal of a small integer or a
+// power of two, rounded once to float32, none near a rounding tie.
+
+TEST(TorchNormalize, DefaultsAreTheL2NormOfDimOneWithEpsOneEMinusTwelve) {
+    // Rows {3, 4} and {0, 0}: the zero row gives zeros (max(0, 1e-12) divides).
+    std::vector<float> y = canaries(4);
+    ASSERT_TRUE(torch::normalize(f32({3, 4, 0, 0}, {2, 2}), f32(y, {2, 2})).ok());
+    EXPECT_EQ(y, (std::vector<float>{0.6f, 0.8f, 0, 0}));
+    // eps = 0: 0 / 0.
+    ASSERT_TRUE(torch::normalize(f32({3, 4, 0, 0}, {2, 2}), f32(y, {2, 2}), 2, {1}, 0).ok());
+    EXPECT_EQ(y[0], 0.6f);
+    EXPECT_TRUE(std::isnan(y[2]) && std::isnan(y[3]));
+    // dim = 1 of a 1-D tensor is out of range, as in torch.
+    std::vector<float> y2 = canaries(2);
+    EXPECT_TRUE(invalid(torch::normalize(f32({3, 4}, {2}), f32(y2, {2})), {"axes[0] = 1"}));
+    EXPECT_TRUE(untouched(y2));
+}
+
+// x / max(||x||, eps): {3, 4} has norm 5, so eps = 2 leaves it and eps = 10 replaces it.
+TEST(TorchNormalize, EpsIsAFloorOnTheNorm) {
+    std::vector<float> y = canaries(2);
+    ASSERT_TRUE(torch::normalize(f32({3, 4}, {2}), f32(y, {2}), 2, {0}, 2).ok());
+    EXPECT_EQ(y, (std::vector<float>{0.6f, 0.8f}));
+    ASSERT_TRUE(torch::normalize(f32({3, 4}, {2}), f32(y, {2}), 2, {0}, 10).ok());
+    EXPECT_EQ(y, (std::vector<float>{0.3f, 0.4f}));
+}
+
+TEST(TorchNormalize, POneAndInfinity) {
+    std::vector<float> y = canaries(2);
+    ASSERT_TRUE(torch::normalize(f32({3, -4}, {2}), f32(y, {2}), 1, {0}).ok());
+    EXPECT_EQ(y, (std::vector<float>{3.0f / 7, -4.0f / 7}));
+    ASSERT_TRUE(torch::normalize(f32({3, -4}, {2}), f32(y, {2}), kInf, {-1}).ok());
+    EXPECT_EQ(y, (std::vector<float>{0.75f, -1}));
+}
+
+// dim: one dim, several, or none (every dim); {1, 2, 2, 4} has norm 5 over both dims.
+TEST(TorchNormalize, DimsAsATuple) {
+    const std::vector<float> x = {1, 2, 2, 4};
+    std::vector<float> y = canaries(4);
+    for (const auto &dim :
+         {std::vector<int64_t>{0, 1}, std::vector<int64_t>{-1, 0}, std::vector<int64_t>{}}) {
+        ASSERT_TRUE(torch::normalize(f32(x, {2, 2}), f32(y, {2, 2}), 2, dim).ok());
+        EXPECT_EQ(y, (std::vector<float>{0.2f, 0.4f, 0.4f, 0.8f})) << dim.size() << " dims";
+    }
+    ASSERT_TRUE(torch::normalize(f32(x, {2, 2}), f32(y, {2, 2}), 1, {0}).ok());
+    EXPECT_EQ(y, (std::vector<float>{1.0f / 3, 2.0f / 6, 2.0f / 3, 4.0f / 6}));
+    EXPECT_TRUE(invalid(torch::normalize(f32(x, {2, 2}), f32(y, {2, 2}), 2, {1, -1}),
+                        {"axes[1] = -1", "repeats axes[0]"}));
+}
+
+TEST(TorchNormalize, ZeroDimTensorsAcceptDimZeroOrMinusOne) {
+    const float x = -3;
+    for (const auto &dim :
+         {std::vector<int64_t>{}, std::vector<int64_t>{0}, std::vector<int64_t>{-1}}) {
+        float y = kCanary;
+        ASSERT_TRUE(
+            torch::normalize(scalar(&x, DType::float32), scalar(&y, DType::float32), 2, dim).ok());
+        EXPECT_EQ(y, -1);
+    }
+    float y = kCanary;
+    EXPECT_TRUE(
+        invalid(torch::normalize(scalar(&x, DType::float32), scalar(&y, DType::float32), 2, {1}),
+                {"axes[0] = 1", "rank 0"}));
+    EXPECT_EQ(y, kCanary);
+}
+
+TEST(TorchNormalize, UnsupportedPAndBadArguments) {
+    std::vector<float> y = canaries(4);
+    const Tensor x = f32({3, 4, 6, 8}, {2, 2});
+    const std::pair<double, std::string> ps[] = {
+        {0.0, "0"}, {-1.0, "-1"}, {-kInf, "-inf"}, {kNaN, "nan"}};
+    for (const auto &[p, text] : ps) {
+        EXPECT_TRUE(invalid(torch::normalize(x, f32(y, {2, 2}), p),
+                            {"p = " + text + " is not supported", "p > 0 or inf", "(normalize)"}));
+    }
+    EXPECT_TRUE(invalid(torch::normalize(x, f32(y, {2, 2}), 2, {1}, -1), {"eps = -1"}));
+    EXPECT_TRUE(fails_with(torch::normalize(x, f32(y, {4})), ErrorCode::shape_mismatch,
+                           {"output.shape = [4]"}));
+    EXPECT_TRUE(untouched(y));
+    const std::vector<int32_t> xi = {3, 4};
+    std::vector<int32_t> yi = {-1, -1};
+    EXPECT_TRUE(invalid(torch::normalize(Tensor::contiguous(xi.data(), DType::int32, {2}),
+                                         Tensor::contiguous(yi.data(), DType::int32, {2}), 2, {0}),
+                        {"input.dtype = int32"}));
+    EXPECT_EQ(yi, (std::vector<int32_t>{-1, -1}));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// DirectML DML_OPERATOR_LP_POOLING and DML_OPERATOR_LP_POOLING1 mapped onto lpnorm::pool.
-// Attribute mapping only: the arithmetic is lpnorm::pool's.
+// DirectML DML_OPERATOR_LP_POOLING and DML_OPERATOR_LP_POOLING1 mapped onto lpnorm::pool, and
+// DML_OPERATOR_LP_NORMALIZATION mapped onto lpnorm::normalize. Attribute mapping only: the
+// arithmetic is lpnorm's.
 //
 // The descs mirror DirectML's structs field by field, under DirectML's field names. The UINT
 // arrays are std::vector<uint32_t> (from a DirectML desc: {desc.Strides, desc.Strides +
@@ -14,6 +15,7 @@
 // leaves dilation out of the formula.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,6 +47,16 @@ struct LpPooling1OperatorDesc {
     std::vector<uint32_t> EndPadding;
     // DimensionCount values, each >= 1.
     std::vector<uint32_t> Dilations;
+    uint32_t P = 2;
+};
+
+// DML_LP_NORMALIZATION_OPERATOR_DESC (DML_FEATURE_LEVEL_1_0) without its tensor pointers.
+struct LpNormalizationOperatorDesc {
+    // The normalized dim, < InputTensor's DimensionCount.
+    uint32_t Axis = 0;
+    // Finite and >= 0; DirectML recommends 0.00001.
+    float Epsilon = 0.00001f;
+    // 1 or 2.
     uint32_t P = 2;
 };
 
@@ -89,14 +101,8 @@ inline Status check_desc(const LpPooling1OperatorDesc &d, bool dilated, const ch
     return s;
 }
 
-// Tensor support: 4-D or 5-D to match DimensionCount, FLOAT32 or FLOAT16, one DataType.
-inline Status check_tensors(const Tensor &input, const Tensor &output, uint32_t n, const char *op) {
-    const int rank = static_cast<int>(n) + 2;
-    if (input.rank != rank) {
-        return invalid("InputTensor has " + std::to_string(input.rank) +
-                       " dimensions; DimensionCount = " + std::to_string(n) + " needs " +
-                       std::to_string(rank) + " (" + op + ")");
-    }
+// FLOAT32 or FLOAT16, one DataType, one DimensionCount (the input's, already checked).
+inline Status check_same_tensors(const Tensor &input, const Tensor &output, const char *op) {
     if (input.dtype != DType::float32 && input.dtype != DType::float16) {
         return invalid(std::string("InputTensor.DataType = ") + dtype_name(input.dtype) +
                        " is not FLOAT32 or FLOAT16 (" + op + ")");
@@ -107,12 +113,23 @@ inline Status check_tensors(const Tensor &input, const Tensor &output, uint32_t 
                           " differs from InputTensor.DataType = " + dtype_name(input.dtype) + " (" +
                           op + ")");
     }
-    if (output.rank != rank) {
+    if (output.rank != input.rank) {
         return Status(ErrorCode::shape_mismatch, "OutputTensor has " + std::to_string(output.rank) +
                                                      " dimensions; InputTensor has " +
-                                                     std::to_string(rank) + " (" + op + ")");
+                                                     std::to_string(input.rank) + " (" + op + ")");
     }
     return Status::Ok();
+}
+
+// Tensor support: 4-D or 5-D to match DimensionCount, FLOAT32 or FLOAT16, one DataType.
+inline Status check_tensors(const Tensor &input, const Tensor &output, uint32_t n, const char *op) {
+    const int rank = static_cast<int>(n) + 2;
+    if (input.rank != rank) {
+        return invalid("InputTensor has " + std::to_string(input.rank) +
+                       " dimensions; DimensionCount = " + std::to_string(n) + " needs " +
+                       std::to_string(rank) + " (" + op + ")");
+    }
+    return check_same_tensors(input, output, op);
 }
 
 inline PoolParams to_params(const LpPooling1OperatorDesc &d) {
@@ -172,6 +189,44 @@ inline Status run(const Tensor &input, const Tensor &output, const LpPooling1Ope
     return s.ok() ? pool(input, output, params) : s;
 }
 
+inline constexpr const char kLpNormalization[] = "DML_OPERATOR_LP_NORMALIZATION";
+
+// The desc's fields, then the tensors: 1 to 8 dimensions (DML_FEATURE_LEVEL_3_1; 4 before it),
+// FLOAT32 or FLOAT16, OutputTensor of InputTensor's DataType and Sizes, Axis among the dims.
+inline Status check_normalization(const Tensor &input, const Tensor &output,
+                                  const LpNormalizationOperatorDesc &d) {
+    const char *op = kLpNormalization;
+    if (d.P != 1 && d.P != 2) {
+        return invalid("P = " + std::to_string(d.P) + " is not 1 or 2 (" + op + ")");
+    }
+    if (!(d.Epsilon >= 0) || std::isinf(d.Epsilon)) {
+        return invalid("Epsilon = " + adapter_text::number(d.Epsilon) +
+                       " must be finite and >= 0 (" + op + ")");
+    }
+    if (input.rank < 1 || input.rank > kMaxRank) {
+        return invalid("InputTensor has " + std::to_string(input.rank) + " dimensions; " + op +
+                       " takes 1 to " + std::to_string(kMaxRank));
+    }
+    Status s = check_same_tensors(input, output, op);
+    if (!s.ok()) {
+        return s;
+    }
+    if (d.Axis >= static_cast<uint32_t>(input.rank)) {
+        return invalid("Axis = " + std::to_string(d.Axis) + " is out of range: InputTensor has " +
+                       std::to_string(input.rank) + " dimensions (" + op + ")");
+    }
+    for (int i = 0; i < input.rank; i++) {
+        if (output.shape[i] != input.shape[i]) {
+            const std::string at = "Sizes[" + std::to_string(i) + "]";
+            return Status(ErrorCode::shape_mismatch,
+                          "OutputTensor." + at + " = " + std::to_string(output.shape[i]) +
+                              " differs from InputTensor." + at + " = " +
+                              std::to_string(input.shape[i]) + " (" + op + ")");
+        }
+    }
+    return Status::Ok();
+}
+
 }  // namespace detail
 
 // DML_OPERATOR_LP_POOLING: output = LpPool(input), output sizes as the caller gives them.
@@ -187,6 +242,24 @@ inline Status lp_pooling(const Tensor &input, const Tensor &output,
 inline Status lp_pooling1(const Tensor &input, const Tensor &output,
                           const LpPooling1OperatorDesc &desc) {
     return detail::run(input, output, desc, true, "DML_OPERATOR_LP_POOLING1");
+}
+
+// DML_OPERATOR_LP_NORMALIZATION: output = input / max(||input||_P, Epsilon) along Axis, the
+// input's DataType and Sizes. DirectML documents no formula for Epsilon; lpnorm takes it as
+// PyTorch's F.normalize does, as a floor on the norm (EpsMode::norm_max), so an all-zero row
+// gives zeros (NaN with Epsilon = 0).
+inline Status lp_normalization(const Tensor &input, const Tensor &output,
+                               const LpNormalizationOperatorDesc &desc) {
+    Status s = detail::check_normalization(input, output, desc);
+    if (!s.ok()) {
+        return s;
+    }
+    NormalizeParams params;
+    params.axes = {static_cast<int64_t>(desc.Axis)};
+    params.p = desc.P;
+    params.eps = desc.Epsilon;
+    params.eps_mode = EpsMode::norm_max;
+    return normalize(input, output, params);
 }
 
 }  // namespace lpnorm::directml

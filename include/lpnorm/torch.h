@@ -1,6 +1,6 @@
-// PyTorch torch.nn.functional.lp_pool1d/2d/3d mapped onto lpnorm::pool, and
-// torch.linalg.vector_norm mapped onto lpnorm::reduce.
-// Attribute mapping only: the arithmetic is lpnorm's.
+// PyTorch torch.nn.functional.lp_pool1d/2d/3d mapped onto lpnorm::pool,
+// torch.linalg.vector_norm mapped onto lpnorm::reduce, and torch.nn.functional.normalize mapped
+// onto lpnorm::normalize. Attribute mapping only: the arithmetic is lpnorm's.
 #pragma once
 
 #include <cmath>
@@ -139,6 +139,17 @@ inline std::vector<int64_t> axes_of(const Tensor &input, const std::vector<int64
     return scalar_dim ? std::vector<int64_t>{} : dim;
 }
 
+// F.normalize's dims: input.norm(p, dim) reduces every dim for an empty dim list, and a 0-d
+// tensor itself for dim 0 or -1.
+inline std::vector<int64_t> normalize_axes(const Tensor &input, const std::vector<int64_t> &dim) {
+    if (!dim.empty()) {
+        return axes_of(input, dim);
+    }
+    std::vector<int64_t> all;
+    for (int i = 0; i < input.rank && i < kMaxRank; i++) all.push_back(i);
+    return all;
+}
+
 }  // namespace detail
 
 // torch.nn.functional.lp_pool1d/2d/3d(input, norm_type, kernel_size, stride, ceil_mode).
@@ -189,6 +200,30 @@ inline Status vector_norm(const Tensor &input, const Tensor &output, double ord 
     params.keep_dims = keepdim;
     params.empty_axes = EmptyAxes::reduce_all;
     return reduce(input, output, params);
+}
+
+// torch.nn.functional.normalize(input, p, dim, eps) without `out`: input / max(||input||_p, eps)
+// along `dim` (EpsMode::norm_max), the input's shape and dtype (float32, float64, float16 or
+// bfloat16), dense.
+//
+// p: > 0 or inf (torch also takes 0, negative p and -inf; lpnorm does not). dim: one dim or
+// several (torch's int or tuple); empty means every dim. eps: finite and >= 0. An all-zero
+// group gives zeros, NaN with eps = 0 (0 / 0, as torch). For float16 inputs eps is taken in
+// float32: torch rounds eps = 1e-12 to 0 in float16 and gives NaN on an all-zero group, lpnorm
+// gives zeros.
+inline Status normalize(const Tensor &input, const Tensor &output, double p = 2.0,
+                        const std::vector<int64_t> &dim = {1}, double eps = 1e-12) {
+    if (!(p > 0)) {  // 0, negative, -inf or NaN
+        return detail::invalid(
+            "p = " + adapter_text::number(p) +
+            " is not supported: lpnorm normalizes with p > 0 or inf (normalize)");
+    }
+    NormalizeParams params;
+    params.axes = detail::normalize_axes(input, dim);
+    params.p = p;
+    params.eps = eps;
+    params.eps_mode = EpsMode::norm_max;
+    return lpnorm::normalize(input, output, params);
 }
 
 }  // namespace lpnorm::torch

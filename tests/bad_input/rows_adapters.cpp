@@ -71,6 +71,158 @@ void add_openvino_rows(std::vector<Row> *rows) {
     }
 }
 
+// NormalizeL2-1: its attributes, then the rules of lpnorm::normalize it reaches (axes given) and
+// of the empty-axes path (lpnorm::reduce over a size-1 dim).
+void add_openvino_normalize_rows(std::vector<Row> *rows) {
+    const double nan = std::nan("");
+    struct Case {
+        std::string site, name;
+        std::vector<int64_t> axes;
+        float eps;
+        std::string mode;
+        std::vector<std::string> fragments;
+        ErrorCode code = kInvalid;
+        std::vector<int64_t> shape = kShape, out_shape = kShape;
+        DType dtype = DType::float32;
+        bool shape_query = true;  // a row of normalize_l2_output_shape too
+    };
+    const std::vector<int64_t> rank8(8, 2), rank9(9, 1);
+    const std::vector<Case> cases = {
+        {"openvino.normalize_eps_mode",
+         "eps_mode mean",
+         {3},
+         1e-12f,
+         "mean",
+         {"eps_mode = \"mean\"", "add or max", "(NormalizeL2-1)"}},
+        {"openvino.normalize_eps_mode",
+         "empty eps_mode, empty axes",
+         {},
+         1e-12f,
+         "",
+         {"eps_mode = \"\""}},
+        {"openvino.normalize_dtype",
+         "int32 data",
+         {3},
+         1e-12f,
+         "add",
+         {"data.dtype = int32", "NormalizeL2-1"},
+         kInvalid,
+         kShape,
+         kShape,
+         DType::int32,
+         false},
+        {"openvino.normalize_dtype",
+         "int32 data, empty axes",
+         {},
+         1e-12f,
+         "max",
+         {"data.dtype = int32"},
+         kInvalid,
+         kShape,
+         kShape,
+         DType::int32,
+         false},
+        {"normalize.eps", "negative eps", {3}, -1.0f, "add", {"eps = -1", "finite and >= 0"}},
+        {"normalize.eps", "NaN eps, empty axes", {}, float(nan), "max", {"eps = nan"}},
+        {"normalize.eps", "infinite eps", {3}, HUGE_VALF, "max", {"eps = inf"}},
+        {"validate.axis_range", "axis 4 of rank 4", {4}, 1e-12f, "add", {"axes[0] = 4", "rank 4"}},
+        {"validate.axis_range", "axis -5 of rank 4", {1, -5}, 1e-12f, "add", {"axes[1] = -5"}},
+        {"validate.axis_repeat",
+         "axis repeated by its negative form",
+         {3, -1},
+         1e-12f,
+         "add",
+         {"axes[1] = -1", "axes[0] = 3"}},
+        {"validate.output_shape",
+         "a reduced shape as output",
+         {3},
+         1e-12f,
+         "add",
+         {"output.shape = [2, 3, 6]", "expected [2, 3, 6, 8]"},
+         ErrorCode::shape_mismatch,
+         kShape,
+         {2, 3, 6},
+         DType::float32,
+         false},
+        {"validate.output_shape",
+         "a reduced shape as output, empty axes",
+         {},
+         1e-12f,
+         "add",
+         {"output.shape = [2, 3, 6]", "expected [2, 3, 6, 8]"},
+         ErrorCode::shape_mismatch,
+         kShape,
+         {2, 3, 6},
+         DType::float32,
+         false},
+        {"openvino.normalize_unit_axis",
+         "empty axes at rank 8 without a size-1 dim",
+         {},
+         1e-12f,
+         "add",
+         {"axes = [] with data.rank = 8", "NormalizeL2-1"},
+         ErrorCode::unsupported,
+         rank8,
+         rank8},
+        {"validate.rank",
+         "rank 9, empty axes",
+         {},
+         1e-12f,
+         "add",
+         {"input.rank = 9"},
+         kInvalid,
+         rank9,
+         rank9,
+         DType::float32,
+         false},
+        {"validate.rank",
+         "rank 9",
+         {0},
+         1e-12f,
+         "add",
+         {"input.rank = 9"},
+         kInvalid,
+         rank9,
+         rank9,
+         DType::float32,
+         false},
+    };
+    for (const Case &c : cases) {
+        rows->push_back({"openvino::normalize_l2", c.site, c.name,
+                         [c](Buffers &b) {
+                             return of(openvino::normalize_l2(b.x(c.shape, c.dtype), c.axes, c.eps,
+                                                              c.mode, b.y(c.out_shape, c.dtype)));
+                         },
+                         c.code, c.fragments});
+        if (c.shape_query) {
+            rows->push_back({"openvino::normalize_l2_output_shape", c.site, c.name,
+                             [c](Buffers &b) {
+                                 return of(openvino::normalize_l2_output_shape(
+                                     c.shape, c.axes, c.eps, c.mode, &b.shape_out));
+                             },
+                             c.code, c.fragments});
+        }
+    }
+    rows->push_back({"openvino::normalize_l2_output_shape",
+                     "reduce.shape_rank",
+                     "rank 9",
+                     [rank9](Buffers &b) {
+                         return of(openvino::normalize_l2_output_shape(rank9, {0}, 1e-12f, "add",
+                                                                       &b.shape_out));
+                     },
+                     kInvalid,
+                     {"input.rank = 9", "[0, 8]"}});
+    rows->push_back({"openvino::normalize_l2_output_shape",
+                     "reduce.shape_negative",
+                     "negative dim, empty axes",
+                     [](Buffers &b) {
+                         return of(openvino::normalize_l2_output_shape({2, -3, 4}, {}, 1e-12f,
+                                                                       "max", &b.shape_out));
+                     },
+                     kInvalid,
+                     {"input.shape[1] = -3"}});
+}
+
 struct DmlCase {
     std::string site, name;
     std::function<void(directml::LpPooling1OperatorDesc &)> edit;
@@ -245,6 +397,103 @@ void add_directml_rows(std::vector<Row> *rows) {
                  },
                  c.code, fragments});
         }
+    }
+}
+
+// DML_OPERATOR_LP_NORMALIZATION: the desc's fields, then the tensors.
+void add_directml_normalization_rows(std::vector<Row> *rows) {
+    using D = directml::LpNormalizationOperatorDesc;
+    struct Case {
+        std::string site, name;
+        std::function<void(D &)> edit;
+        std::vector<std::string> fragments;
+        ErrorCode code = kInvalid;
+        std::vector<int64_t> shape = kShape, out_shape = kShape;
+        DType dtype = DType::float32, out_dtype = DType::float32;
+    };
+    const std::string op = "(DML_OPERATOR_LP_NORMALIZATION)";
+    std::vector<Case> cases = {
+        {"dml.norm_p", "P = 0", [](D &d) { d.P = 0; }, {"P = 0", "not 1 or 2", op}},
+        {"dml.norm_p", "P = 3", [](D &d) { d.P = 3; }, {"P = 3"}},
+        {"dml.norm_epsilon",
+         "negative Epsilon",
+         [](D &d) { d.Epsilon = -1; },
+         {"Epsilon = -1", "finite and >= 0", op}},
+        {"dml.norm_epsilon",
+         "NaN Epsilon",
+         [](D &d) { d.Epsilon = std::nanf(""); },
+         {"Epsilon = nan"}},
+        {"dml.norm_epsilon",
+         "infinite Epsilon",
+         [](D &d) { d.Epsilon = HUGE_VALF; },
+         {"Epsilon = inf"}},
+        {"dml.norm_input_rank",
+         "0-D input",
+         nullptr,
+         {"InputTensor has 0 dimensions", "takes 1 to 8"},
+         kInvalid,
+         {},
+         {}},
+        {"dml.norm_input_rank",
+         "9-D input",
+         nullptr,
+         {"InputTensor has 9 dimensions"},
+         kInvalid,
+         std::vector<int64_t>(9, 1),
+         std::vector<int64_t>(9, 1)},
+        {"dml.output_dtype",
+         "float16 output of float32",
+         nullptr,
+         {"OutputTensor.DataType = float16", "InputTensor.DataType = float32", op},
+         ErrorCode::dtype_mismatch,
+         kShape,
+         kShape,
+         DType::float32,
+         DType::float16},
+        {"dml.output_rank",
+         "3-D output",
+         nullptr,
+         {"OutputTensor has 3 dimensions", "InputTensor has 4"},
+         ErrorCode::shape_mismatch,
+         kShape,
+         {2, 3, 6}},
+        {"dml.norm_axis",
+         "Axis 4 of a 4-D input",
+         [](D &d) { d.Axis = 4; },
+         {"Axis = 4", "InputTensor has 4 dimensions", op}},
+        {"dml.norm_output_sizes",
+         "one output column too many",
+         nullptr,
+         {"OutputTensor.Sizes[3] = 9", "InputTensor.Sizes[3] = 8", op},
+         ErrorCode::shape_mismatch,
+         kShape,
+         {2, 3, 6, 9}},
+        {"dml.norm_output_sizes",
+         "batch size differs",
+         nullptr,
+         {"OutputTensor.Sizes[0] = 1", "InputTensor.Sizes[0] = 2"},
+         ErrorCode::shape_mismatch,
+         kShape,
+         {1, 3, 6, 8}},
+    };
+    for (DType d : {DType::float64, DType::bfloat16}) {
+        Case c{"dml.input_dtype",
+               std::string(dtype_name(d)) + " input",
+               nullptr,
+               {std::string("InputTensor.DataType = ") + dtype_name(d), "FLOAT32 or FLOAT16"}};
+        c.dtype = c.out_dtype = d;
+        cases.push_back(c);
+    }
+    for (const Case &c : cases) {
+        rows->push_back({"directml::lp_normalization", c.site, c.name,
+                         [c](Buffers &b) {
+                             D d;
+                             d.Axis = 1;
+                             if (c.edit) c.edit(d);
+                             return of(directml::lp_normalization(
+                                 b.x(c.shape, c.dtype), b.y(c.out_shape, c.out_dtype), d));
+                         },
+                         c.code, c.fragments});
     }
 }
 
@@ -499,13 +748,85 @@ void add_vector_norm_rows(std::vector<Row> *rows) {
     }
 }
 
+// F.normalize: its p, then the rules of lpnorm::normalize it reaches.
+void add_torch_normalize_rows(std::vector<Row> *rows) {
+    struct Case {
+        std::string site, name;
+        double p;
+        std::vector<int64_t> dim;
+        double eps;
+        std::vector<std::string> fragments;
+        std::vector<int64_t> shape = kShape, out_shape = kShape;
+        DType dtype = DType::float32;
+        ErrorCode code = kInvalid;
+    };
+    const double inf = HUGE_VAL;
+    const std::vector<int64_t> rank9(9, 1);
+    const std::vector<Case> cases = {
+        {"torch.normalize_p", "p 0", 0, {1}, 1e-12, {"p = 0", "p > 0 or inf", "(normalize)"}},
+        {"torch.normalize_p", "negative p", -1, {1}, 1e-12, {"p = -1"}},
+        {"torch.normalize_p", "p -inf", -inf, {1}, 1e-12, {"p = -inf"}},
+        {"torch.normalize_p", "NaN p", std::nan(""), {1}, 1e-12, {"p = nan"}},
+        {"normalize.eps", "negative eps", 2, {1}, -1, {"eps = -1", "finite and >= 0"}},
+        {"normalize.eps", "infinite eps", 2, {1}, inf, {"eps = inf"}},
+        {"normalize.eps", "NaN eps", 2, {1}, std::nan(""), {"eps = nan"}},
+        {"validate.axis_range", "dim 4 of rank 4", 2, {4}, 1e-12, {"axes[0] = 4", "rank 4"}},
+        {"validate.axis_range",
+         "dim 1 (the default) of a 1-D tensor",
+         2,
+         {1},
+         1e-12,
+         {"axes[0] = 1", "rank 1"},
+         {8},
+         {8}},
+        {"validate.axis_repeat",
+         "dim repeated",
+         2,
+         {1, -3},
+         1e-12,
+         {"axes[1] = -3", "repeats axes[0]"}},
+        {"normalize.dtype",
+         "int32 input",
+         2,
+         {1},
+         1e-12,
+         {"input.dtype = int32"},
+         kShape,
+         kShape,
+         DType::int32},
+        {"validate.rank", "rank 9, no dim", 2, {}, 1e-12, {"input.rank = 9"}, rank9, rank9},
+        {"validate.output_shape",
+         "a reduced shape as output",
+         2,
+         {1},
+         1e-12,
+         {"output.shape = [2, 6, 8]", "expected [2, 3, 6, 8]"},
+         kShape,
+         {2, 6, 8},
+         DType::float32,
+         ErrorCode::shape_mismatch},
+    };
+    for (const Case &c : cases) {
+        rows->push_back({"torch::normalize", c.site, c.name,
+                         [c](Buffers &b) {
+                             return of(torch::normalize(b.x(c.shape, c.dtype),
+                                                        b.y(c.out_shape, c.dtype), c.p, c.dim,
+                                                        c.eps));
+                         },
+                         c.code, c.fragments});
+    }
+}
+
 }  // namespace
 
 void add_other_adapter_rows(std::vector<Row> *rows) {
     add_openvino_rows(rows);
+    add_openvino_normalize_rows(rows);
     add_directml_rows(rows);
+    add_directml_normalization_rows(rows);
     add_torch_pool_rows(rows);
     add_vector_norm_rows(rows);
+    add_torch_normalize_rows(rows);
 }
 
 }  // namespace lpnorm::test::bad_input

@@ -182,9 +182,16 @@ const std::vector<Site> &sites() {
         {"onnx.global_shape", "include/lpnorm/onnx.h", " needs every spatial dim >= 1", nullptr},
         {"onnx.normalize_dtype", "include/lpnorm/onnx.h", " is not a type of ONNX ", nullptr},
         {"onnx.normalize_p", "include/lpnorm/onnx.h", " is not 1 or 2, the orders ONNX ", nullptr},
-        // include/lpnorm/openvino.h
+        // include/lpnorm/openvino.h: reduce_lp, then NormalizeL2's to_normalize_params and
+        // unit_axis.
         {"openvino.reduce_lp_p", "include/lpnorm/openvino.h",
          " is not 1 or 2 (ReduceLp accepts only those)", nullptr},
+        {"openvino.normalize_eps_mode", "include/lpnorm/openvino.h", " is not add or max (",
+         nullptr},
+        {"openvino.normalize_dtype", "include/lpnorm/openvino.h", " is not a floating-point type (",
+         nullptr},
+        {"openvino.normalize_unit_axis", "include/lpnorm/openvino.h",
+         " and no dim of size 1: lpnorm divides each element by itself as a ", nullptr},
         // include/lpnorm/directml.h: check_array, check_desc, check_tensors, check_output_sizes.
         {"dml.array_count", "include/lpnorm/directml.h", " values; DimensionCount = ", nullptr},
         {"dml.array_min", "include/lpnorm/directml.h", " must be >= ", nullptr},
@@ -197,7 +204,16 @@ const std::vector<Site> &sites() {
          " differs from InputTensor.DataType = ", nullptr},
         {"dml.output_rank", "include/lpnorm/directml.h", " dimensions; InputTensor has ", nullptr},
         {"dml.output_sizes", "include/lpnorm/directml.h", " differs from the expected ", nullptr},
-        // include/lpnorm/torch.h: expand, to_pool_params, lp_pool, check_vector_norm.
+        // include/lpnorm/directml.h: check_normalization (LP_NORMALIZATION), which also reaches
+        // dml.input_dtype, dml.output_dtype and dml.output_rank.
+        {"dml.norm_p", "include/lpnorm/directml.h", " is not 1 or 2 (", nullptr},
+        {"dml.norm_epsilon", "include/lpnorm/directml.h", " must be finite and >= 0 (", nullptr},
+        {"dml.norm_input_rank", "include/lpnorm/directml.h", " takes 1 to ", nullptr},
+        {"dml.norm_axis", "include/lpnorm/directml.h", " is out of range: InputTensor has ",
+         nullptr},
+        {"dml.norm_output_sizes", "include/lpnorm/directml.h", " differs from InputTensor.",
+         nullptr},
+        // include/lpnorm/torch.h: expand, to_pool_params, lp_pool, check_vector_norm, normalize.
         {"torch.expand_count", "include/lpnorm/torch.h", " must be a single int or ", nullptr},
         {"torch.expand_min", "include/lpnorm/torch.h", " must be >= 1 (", nullptr},
         {"torch.norm_type", "include/lpnorm/torch.h",
@@ -212,6 +228,8 @@ const std::vector<Site> &sites() {
          " norm on an empty tensor because the operation does not have an identity", nullptr},
         {"torch.vn_empty_dim", "include/lpnorm/torch.h",
          " because this dimension is empty and the operation does not have an ", nullptr},
+        {"torch.normalize_p", "include/lpnorm/torch.h",
+         " is not supported: lpnorm normalizes with p > 0 or inf (normalize)", nullptr},
     };
     return s;
 }
