@@ -16,6 +16,11 @@ Expr magnitude_bits(const Expr &x) {
     return t.is_uint() ? x : cast(bits_t, abs(x));
 }
 
+Expr magnitude(const Expr &x) {
+    const Type t = x.type();
+    return t.is_float() || t.is_bfloat() ? reinterpret(t, magnitude_bits(x)) : abs(x);
+}
+
 int mantissa_bits(const Type &t) {
     return t.is_bfloat() ? 7 : t.bits() == 16 ? 10 : t.bits() == 32 ? 23 : 52;
 }

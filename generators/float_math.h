@@ -9,6 +9,10 @@ namespace lpnorm::gen {
 
 // The bits of |x| as an unsigned integer of x's width (for integers, the absolute value).
 Halide::Expr magnitude_bits(const Halide::Expr &x);
+// |x|: for floats x with its sign bit cleared, one AND (Halide's abs under strict_float is a
+// compare and a blend, and for a float32 input widened to float64 also the widening of the
+// compare's mask); for integers Halide's abs.
+Halide::Expr magnitude(const Halide::Expr &x);
 int mantissa_bits(const Halide::Type &t);
 // All exponent bits set, mantissa zero. (Type::max() of a float type is inf itself.)
 Halide::Expr inf_bits(const Halide::Type &t);

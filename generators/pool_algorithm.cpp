@@ -84,7 +84,7 @@ Expr guarded_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root, 
 // whose power is +inf.
 Expr signed_power(const Expr &v, const Expr &p_kind, const Expr &p, bool root, bool wide) {
     Type t = v.type();
-    Expr power = guarded_power(abs(v), p_kind, p, root, wide);
+    Expr power = guarded_power(magnitude(v), p_kind, p, root, wide);
     Expr general = p_kind == abi::kPoolInt || p_kind == abi::kPoolP;
     // 1/p in double, as PyTorch forms it (1.0 / norm_type), so p = 1/3 has e = 3.
     Expr e = root ? cast(t, make_const(Float(64), 1.0) / cast<double>(p)) : cast(t, p);
@@ -186,7 +186,7 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     s.term = Func("term");
     const bool wide = float64_powers;
     s.term(args) = strict_float(select(s.signed_pow, signed_power(x, p_kind, p, false, wide),
-                                       guarded_power(abs(x), p_kind, p, false, wide)));
+                                       guarded_power(magnitude(x), p_kind, p, false, wide)));
 
     // The window sums, one spatial dim at a time from the outermost in, so that the last one
     // runs along the innermost dim. The stage the innermost sum reads, `padded`, is 0 outside

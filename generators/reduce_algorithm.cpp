@@ -52,7 +52,7 @@ std::vector<Expr> kind_conditions(Reducer reducer, const Expr &p_kind) {
 // The term a sum-type reduction adds up, in the accumulator type.
 Expr strict_sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p) {
     Expr a = cast(acc_t, x);
-    Expr m = abs(a);
+    Expr m = magnitude(a);
     // Both sides of a select are evaluated, and fast-math code may misbehave on NaN or inf
     // even in the side not taken, so pow only ever sees finite values.
     Expr non_finite = is_nan_or_inf_bits(m);
