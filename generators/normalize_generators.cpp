@@ -2,6 +2,7 @@
 // (kernel_abi.h). Each declares its buffers and knobs, builds the algorithm with
 // define_normalize(), and hands the stages to schedules/.
 #include "Halide.h"
+#include "cpu_target.h"
 #include "kernel_abi.h"
 #include "normalize_algorithm.h"
 #include "normalize_schedule.h"
@@ -36,7 +37,8 @@ public:
             vars.emplace_back(d == RDim ? "r" : "k" + std::to_string(d));
         }
         stages_ = define_normalize(input, vars, RDim, input.dim(RDim).extent(), output.type(),
-                                   p_kind, p, eps_kind, eps, eps_root, scaled);
+                                   p_kind, p, eps_kind, eps, eps_root, scaled,
+                                   sched::float16_conversion_keeps_nan(this->get_target()));
         output = stages_.out;
         Region region;
         for (int extent : Self::kEstimateExtents) {
