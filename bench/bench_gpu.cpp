@@ -1,6 +1,6 @@
-// lpnorm_bench_gpu: the reduction and pooling shapes of the x86 benchmarks on a GPU backend,
-// with tensors in device memory (no copies timed), beside a device-to-device copy of the same
-// input in the same run: the bandwidth bar the kernels are held to.
+// lpnorm_bench_gpu: the reduction, pooling and normalization shapes of the x86 benchmarks on a
+// GPU backend, with tensors in device memory (no copies timed), beside a device-to-device copy
+// of the same input in the same run: the bandwidth bar the kernels are held to.
 //
 //   LPNORM_BACKEND=cuda build/bench/lpnorm_bench_gpu      (or opencl; default: cuda, else
 //                                                          opencl, whichever is usable)
@@ -160,6 +160,17 @@ void BM_Pool(benchmark::State &state, std::vector<int64_t> shape, PoolParams par
     if (seconds > 0) report(state, in_bytes, out_bytes, seconds);
 }
 
+void BM_Normalize(benchmark::State &state, std::vector<int64_t> shape, int64_t axis) {
+    NormalizeParams params;
+    params.axes = {axis};
+    const size_t bytes = size_t(count(shape)) * 4;
+    DeviceBuffer in(bytes), out(bytes);
+    if (!in.ok() || !out.ok()) return state.SkipWithError("device allocation failed");
+    const Tensor x = device_tensor(in, shape), y = device_tensor(out, shape);
+    const double seconds = timed_loop(state, [&] { return normalize(x, y, params); });
+    if (seconds > 0) report(state, bytes, bytes, seconds);
+}
+
 PoolParams window(std::vector<int64_t> kernel, std::vector<int64_t> strides,
                   std::vector<int64_t> pads = {}) {
     PoolParams p;
@@ -195,6 +206,13 @@ void register_benchmarks() {
     pool_case("pool_1d/f32/[32,64,8192]/k4s2", {32, 64, 8192}, window({4}, {2}));
     pool_case("pool_3d/f32/[4,32,32,56,56]/k2s2", {4, 32, 32, 56, 56},
               window({2, 2, 2}, {2, 2, 2}));
+    auto normalize_case = [](const char *name, std::vector<int64_t> shape, int64_t axis) {
+        benchmark::RegisterBenchmark(name, BM_Normalize, shape, axis)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
+    };
+    normalize_case("normalize_inner/f32/[4096,1024]/axis-1", {4096, 1024}, -1);
+    normalize_case("normalize_middle/f32/[32,256,56,56]/axis1", nchw, 1);
 }
 
 }  // namespace

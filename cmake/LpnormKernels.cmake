@@ -259,19 +259,24 @@ function(lpnorm_add_pool_kernels objects_var table_var)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()
 
-# Normalization: one kernel per pattern for each floating dtype in LPNORM_DTYPES, CPU ISAs only
-# (there is no GPU schedule yet).
+# Normalization: one kernel per pattern for each floating dtype in LPNORM_DTYPES, for the CPU
+# ISAs and the GPU backends (LPNORM_GPU_BACKENDS). D3D12 is not among them: its HLSL has no
+# float64, in which float32 groups are summed.
 set(LPNORM_NORMALIZE_PATTERNS inner middle)
 set(LPNORM_NORMALIZE_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_NORMALIZE_KNOBS "" CACHE STRING "Schedule knob overrides for normalization kernels")
 
 # lpnorm_add_normalize_kernels(<objects-var> <table-var>)
-# Adds a build step per normalization variant of the CPU ISAs; returns the object files and the
-# registry rows (lpnorm_normalize_table.inc).
+# Adds a build step per normalization variant of LPNORM_ISAS and LPNORM_GPU_BACKENDS; returns
+# the object files and the registry rows (lpnorm_normalize_table.inc).
 function(lpnorm_add_normalize_kernels objects_var table_var)
     set(objects "")
     set(table "")
-    foreach (isa IN LISTS LPNORM_ISAS)
+    foreach (isa IN LISTS LPNORM_ISAS LPNORM_GPU_BACKENDS)
+        set(row "LPNORM_NORMALIZE_KERNEL")
+        if (isa IN_LIST LPNORM_GPU_FAMILIES)
+            set(row "LPNORM_GPU_NORMALIZE_KERNEL")
+        endif ()
         foreach (pattern IN LISTS LPNORM_NORMALIZE_PATTERNS)
             foreach (dtype IN LISTS LPNORM_DTYPES)
                 _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
@@ -284,7 +289,7 @@ function(lpnorm_add_normalize_kernels objects_var table_var)
                 _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
                                         "normalize_${pattern}" ${knobs})
                 list(APPEND objects "${object}")
-                string(APPEND table "LPNORM_NORMALIZE_KERNEL(${pattern}, ${dtype}, ${isa}, ${name})\n")
+                string(APPEND table "${row}(${pattern}, ${dtype}, ${isa}, ${name})\n")
             endforeach ()
         endforeach ()
     endforeach ()

@@ -53,7 +53,7 @@ std::vector<VariantInfo> compiled_variants() {
     for (int i = 0; i < count; i++) {
         const rt::NormalizeKernel &k = normalizers[i];
         out.push_back(VariantInfo{"normalize", rt::normalize_pattern_name(k.pattern), "sum",
-                                  k.dtype, k.isa, k.symbol, Backend::cpu});
+                                  k.dtype, k.isa, k.symbol, k.backend});
     }
     return out;
 }

@@ -183,8 +183,14 @@ KernelArgs kernel_args(const NormalizeParams &params) {
     return a;
 }
 
+// Where a call runs: the backend, and the memory its tensors live in.
+struct Placement {
+    Backend backend = Backend::cpu;
+    Memory memory = Memory::host;
+};
+
 Status run_plan(const Plan &plan, void *in_data, void *out_data, DType dtype,
-                const KernelArgs &args) {
+                const KernelArgs &args, const Placement &where) {
     for (int d = 0; d < plan.dims; d++) {
         const int64_t limit = std::numeric_limits<int32_t>::max();
         if (plan.extent[d] > limit || std::llabs(plan.in_stride[d]) > limit ||
@@ -196,13 +202,17 @@ Status run_plan(const Plan &plan, void *in_data, void *out_data, DType dtype,
                               ") does not fit the kernels' 32-bit indexing");
         }
     }
+    const bool gpu = rt::is_gpu(where.backend);
     const rt::NormalizeKernel *kernel =
-        rt::find_normalize_kernel(plan.pattern, dtype, active_isa());
+        gpu ? rt::find_gpu_normalize_kernel(plan.pattern, dtype, where.backend)
+            : rt::find_normalize_kernel(plan.pattern, dtype, active_isa());
     if (kernel == nullptr) {
         return Status(ErrorCode::unsupported,
                       std::string("no ") + rt::normalize_pattern_name(plan.pattern) +
-                          " normalization kernel for dtype " + dtype_name(dtype) + " at isa " +
-                          isa_name(active_isa()) + " in this build");
+                          " normalization kernel for dtype " + dtype_name(dtype) +
+                          (gpu ? std::string(" on backend ") + backend_name(where.backend)
+                               : std::string(" at isa ") + isa_name(active_isa())) +
+                          " in this build");
     }
     const DType compute =
         dtype_size(dtype) == 2 ? DType::float32 : DType::float64;  // normalize_compute_type
@@ -214,17 +224,20 @@ Status run_plan(const Plan &plan, void *in_data, void *out_data, DType dtype,
     rt::note_kernel_call(kernel->symbol);
     rt::BufferView in_buf(in_data, dtype, plan.dims, plan.extent, plan.in_stride);
     rt::BufferView out_buf(out_data, dtype, plan.dims, plan.extent, plan.out_stride);
+    rt::KernelBuffers buffers(gpu, where.memory, in_buf.get(), out_buf.get());
+    const Status attached = buffers.attach();
+    if (!attached.ok()) return attached;
     const int code = kernel->fn(in_buf.get(), args.p_kind, args.p, args.eps_kind, args.eps,
                                 args.eps_root, scaled ? 1 : 0, out_buf.get());
     if (code != 0) return rt::kernel_failure(kernel->symbol, code);
-    return Status::Ok();
+    return buffers.finish();
 }
 
 // Strides that merge nowhere (reduced axes apart in memory, a strided innermost axis): the
 // input is copied densely with its axes in (outer, reduced, inner) order, normalized there, and
-// the result copied back into the output's order.
+// the result copied back into the output's order. Host memory only.
 Status run_through_copies(const Tensor &input, const Tensor &output, uint32_t mask,
-                          const KernelArgs &args) {
+                          const KernelArgs &args, Backend backend) {
     const Grouping g = group_axes(input.rank, mask);
     std::vector<int> order = g.outer;
     order.insert(order.end(), g.reduced.begin(), g.reduced.end());
@@ -256,7 +269,8 @@ Status run_through_copies(const Tensor &input, const Tensor &output, uint32_t ma
     std::memcpy(dense_in.strides, dense, sizeof(dense));
     Plan plan;
     plan_call(dense_in, dense, permuted_mask, &plan);  // dense in this order: always merges
-    Status s = run_plan(plan, in_copy.data(), out_copy.data(), input.dtype, args);
+    Status s = run_plan(plan, in_copy.data(), out_copy.data(), input.dtype, args,
+                        Placement{backend, Memory::host});
     if (!s.ok()) return s;
     back.data = out_copy.data();
     for (int k = 0; k < input.rank; k++) {
@@ -312,21 +326,32 @@ Status normalize(const Tensor &input, const Tensor &output, const NormalizeParam
     for (int i = 0; i < input.rank; i++) shape.dim[i] = input.shape[i];
     s = rt::validate_output(input, output, shape);
     if (!s.ok()) return s;
-    if (input.memory != Memory::host || output.memory != Memory::host) {
-        return Status(ErrorCode::unsupported,
-                      std::string("input.memory = ") + memory_name(input.memory) +
-                          ": normalization has no GPU kernels yet, pass host tensors");
-    }
+    Placement where;
+    s = rt::choose_backend(input, output, &where.backend);
+    if (!s.ok()) return s;
+    where.memory = input.memory;
     if (output.num_elements() == 0) return Status::Ok();
 
     const KernelArgs args = kernel_args(params);
+    std::vector<unsigned char> dense_storage;
+    Tensor in;
+    s = rt::host_input_for(where.backend, input, &dense_storage, &in);
+    if (!s.ok()) return s;
     int64_t out_strides[kMaxRank];
-    rt::dense_kept_strides(input.shape, input.rank, 0, out_strides);
+    rt::dense_kept_strides(in.shape, in.rank, 0, out_strides);
     Plan plan;
-    if (plan_call(input, out_strides, mask, &plan)) {
-        return run_plan(plan, input.data, output.data, input.dtype, args);
+    if (plan_call(in, out_strides, mask, &plan)) {
+        return run_plan(plan, in.data, output.data, in.dtype, args, where);
     }
-    return run_through_copies(input, output, mask, args);
+    if (where.memory != Memory::host) {
+        return Status(
+            ErrorCode::unsupported,
+            std::string("input.strides: the normalized axes of this ") + memory_name(where.memory) +
+                " tensor do not lie in one run of memory (or its innermost axis is "
+                "strided); backend " +
+                backend_name(where.backend) + " normalizes such layouts from host memory only");
+    }
+    return run_through_copies(in, output, mask, args, where.backend);
 }
 
 }  // namespace lpnorm

@@ -88,16 +88,21 @@ constexpr int kNumPoolKernels = sizeof(kPoolKernels) / sizeof(kPoolKernels[0]) -
 #define LPNORM_NORMALIZE_KERNEL(pattern, dtype, isa, symbol)                                       \
     static_assert(std::is_same_v<decltype(&symbol), NormalizeKernelFn>,                            \
                   #symbol ": its generated signature is not NormalizeKernelFn");
+#define LPNORM_GPU_NORMALIZE_KERNEL LPNORM_NORMALIZE_KERNEL
 #include "lpnorm_normalize_table.inc"
 #undef LPNORM_NORMALIZE_KERNEL
+#undef LPNORM_GPU_NORMALIZE_KERNEL
 
 // A null row first, so the table is never empty when no normalization dtype was built.
 const NormalizeKernel kNormalizeKernels[] = {
-    {NormalizePattern::inner, DType::float32, Isa::auto_detect, nullptr, ""},
+    {NormalizePattern::inner, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
 #define LPNORM_NORMALIZE_KERNEL(pattern, dtype, isa, symbol)                                       \
-    {NormalizePattern::pattern, DType::dtype, Isa::isa, symbol, #symbol},
+    {NormalizePattern::pattern, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
+#define LPNORM_GPU_NORMALIZE_KERNEL(pattern, dtype, backend, symbol)                               \
+    {NormalizePattern::pattern, DType::dtype, Isa::auto_detect, symbol, #symbol, Backend::backend},
 #include "lpnorm_normalize_table.inc"
 #undef LPNORM_NORMALIZE_KERNEL
+#undef LPNORM_GPU_NORMALIZE_KERNEL
 };
 
 constexpr int kNumNormalizeKernels = sizeof(kNormalizeKernels) / sizeof(kNormalizeKernels[0]) - 1;
@@ -111,6 +116,7 @@ struct Index {
     bool isa_present[kNumIsas] = {};
     const ReduceKernel *gpu_slot[kNumBackends][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *gpu_pool_slot[kNumBackends][4][kNumDTypes] = {};
+    const NormalizeKernel *gpu_normalize_slot[kNumBackends][kNumNormalizePatterns][kNumDTypes] = {};
     bool backend_present[kNumBackends] = {};
 
     Index() {
@@ -143,6 +149,11 @@ struct Index {
         }
         for (int i = 1; i <= kNumNormalizeKernels; i++) {
             const NormalizeKernel &k = kNormalizeKernels[i];
+            if (k.backend != Backend::cpu) {
+                gpu_normalize_slot[int(k.backend)][int(k.pattern)][int(k.dtype)] = &k;
+                backend_present[int(k.backend)] = true;
+                continue;
+            }
             normalize_slot[int(k.isa)][int(k.pattern)][int(k.dtype)] = &k;
             isa_present[int(k.isa)] = true;
         }
@@ -238,6 +249,12 @@ const PoolKernel *find_gpu_pool_kernel(int spatial, DType dtype, Backend backend
         return nullptr;
     }
     return index().gpu_pool_slot[int(backend)][spatial][int(dtype)];
+}
+
+const NormalizeKernel *find_gpu_normalize_kernel(NormalizePattern pattern, DType dtype,
+                                                 Backend backend) {
+    if (int(backend) < 0 || int(backend) >= kNumBackends) return nullptr;
+    return index().gpu_normalize_slot[int(backend)][int(pattern)][int(dtype)];
 }
 
 bool backend_compiled(Backend backend) {

@@ -85,12 +85,13 @@ const char *normalize_pattern_name(NormalizePattern pattern);
 struct NormalizeKernel {
     NormalizePattern pattern;
     DType dtype;
-    Isa isa;
+    Isa isa;  // Isa::auto_detect for GPU kernels
     NormalizeKernelFn fn;
     const char *symbol;
+    Backend backend;
 };
 
-// All compiled normalization kernels (CPU only).
+// All compiled normalization kernels, CPU and GPU.
 const NormalizeKernel *normalize_kernels(int *count);
 
 // The kernel for (pattern, dtype) compiled for `isa`, or for the best ISA below it; nullptr
@@ -101,6 +102,8 @@ const NormalizeKernel *find_normalize_kernel(NormalizePattern pattern, DType dty
 const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype,
                                            Backend backend);
 const PoolKernel *find_gpu_pool_kernel(int spatial, DType dtype, Backend backend);
+const NormalizeKernel *find_gpu_normalize_kernel(NormalizePattern pattern, DType dtype,
+                                                 Backend backend);
 // True when at least one kernel was compiled for GPU `backend`.
 bool backend_compiled(Backend backend);
 constexpr int kNumBackends = 4;  // indexed by Backend

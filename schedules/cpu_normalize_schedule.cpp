@@ -4,9 +4,11 @@
 // it once. Both schedules read a block of groups for the norms, then scale the same block
 // while it is still in cache (L2 for the inner pattern's rows, L3 for the middle pattern's
 // slabs), so memory sees one read and one write per element: the copy probe's traffic.
+#include "cpu_normalize_schedule.h"
+
 #include "cpu_target.h"
 #include "kernel_abi.h"
-#include "normalize_schedule.h"
+#include "normalize_specializations.h"
 
 namespace lpnorm::sched {
 namespace {
@@ -14,30 +16,15 @@ namespace {
 using namespace Halide;
 using gen::NormalizeStages;
 
-// Each p_kind of the sums (and the scaled and unscaled calls) gets its own copy of the sum's
-// loop, so no copy evaluates another's term (general p calls pow; L1 must not pay for it).
-// p = inf (the last kind) has no sum.
-void specialize_terms(Stage update, const NormalizeStages &s,
-                      const std::function<void(Stage)> &schedule_copy) {
-    for (bool scaled : {true, false}) {
-        Stage copy = update.specialize(scaled ? s.scaled : !s.scaled);
-        for (size_t k = 0; k + 1 < s.kind_conditions.size(); k++) {
-            schedule_copy(copy.specialize(s.kind_conditions[k]));
-        }
-    }
-}
-
-// The per-group roots, one copy per p_kind: selects evaluate every side, and the general-p
-// root's pow per group cost 5.6% of [4096, 1024] float32 p = 2 (perf). The pair root (scaled
-// sum_add only) is 0 in every other call.
-void specialize_roots(NormalizeStages &s) {
-    for (const Expr &kind : s.kind_conditions) {
-        s.root.specialize(kind);
-    }
-    Stage pair = s.pair_root.specialize(s.pair_needed);
-    for (const Expr &kind : s.kind_conditions) {
-        pair.specialize(kind);
-    }
+// Parallel `loop` of `out` where the call is large enough, and its own copy of `out` for the
+// scaled calls: y is x times the inverse, or (x hi) times it, and a select between the two
+// evaluated both per element. Without it (float32 p = 2, 2 threads, interleaved runs on
+// Zen 3): [4096, 1024] 4-6% slower, [1, 512, 38, 38] 15-19% slower.
+void specialize_out(Func out, const NormalizeStages &s, const Expr &parallel,
+                    const VarOrRVar &loop) {
+    out.specialize(s.scaled && parallel).parallel(loop);
+    out.specialize(s.scaled);
+    out.specialize(parallel).parallel(loop);
 }
 
 // (r, k) -> (r, k): each row is one group. A task takes a block of rows; per row, the peak
@@ -53,8 +40,8 @@ void schedule_inner(NormalizeStages s, const NormalizeBuffers &b, const Target &
     Var task("task"), row_in_task("row_in_task");
     out.split(k, task, row_in_task, rows_per_task, TailStrategy::GuardWithIf)
         .vectorize(r, lanes, TailStrategy::GuardWithIf);
-    out.specialize(b.input_extent[0] * b.input_extent[1] >= knobs.parallel_min_elements)
-        .parallel(task);
+    specialize_out(out, s, b.input_extent[0] * b.input_extent[1] >= knobs.parallel_min_elements,
+                   task);
 
     for (Func f : {s.scale, s.root, s.pair_root, s.inverse}) {
         f.compute_at(out, row_in_task);
@@ -110,8 +97,9 @@ void schedule_middle(NormalizeStages s, const NormalizeBuffers &b, const Target 
         .vectorize(in_tile, lanes, TailStrategy::GuardWithIf)
         .reorder(in_tile, r, tile_k0, k1)
         .fuse(tile_k0, k1, block);
-    out.specialize(width * b.input_extent[1] * b.input_extent[2] >= knobs.parallel_min_elements)
-        .parallel(block);
+    specialize_out(out, s,
+                   width * b.input_extent[1] * b.input_extent[2] >= knobs.parallel_min_elements,
+                   block);
 
     for (Func f : {s.peak, s.scale, s.sum, s.root, s.pair_root, s.inverse}) {
         f.compute_at(out, block).vectorize(k0, lanes, TailStrategy::GuardWithIf);
@@ -124,12 +112,9 @@ void schedule_middle(NormalizeStages s, const NormalizeBuffers &b, const Target 
 
 }  // namespace
 
-void schedule_normalize(NormalizePattern pattern, const NormalizeStages &stages,
-                        const NormalizeBuffers &buffers, const GeneratorContext &context,
-                        const NormalizeKnobs &knobs) {
-    const Target &target = context.target();
-    _halide_user_assert(!target.has_gpu_feature())
-        << "lpnorm: normalization has no GPU schedule yet (target " << target.to_string() << ")";
+void schedule_normalize_cpu(NormalizePattern pattern, const NormalizeStages &stages,
+                            const NormalizeBuffers &buffers, const Target &target,
+                            const NormalizeKnobs &knobs) {
     if (pattern == NormalizePattern::inner) {
         schedule_inner(stages, buffers, target, knobs);
     } else {

@@ -6,7 +6,7 @@ namespace lpnorm::sched {
 
 using namespace Halide;
 
-Var thread_per_point(Func f, const std::vector<Var> &vars, int threads, const Target &target) {
+Var thread_per_point(Stage f, const std::vector<Var> &vars, int threads, const Target &target) {
     if (vars.empty()) {
         f.gpu_single_thread(gpu_api(target));
         return Var::outermost();

@@ -12,11 +12,11 @@ inline Halide::DeviceAPI gpu_api(const Halide::Target &target) {
     return target.get_required_device_api();
 }
 
-// One GPU thread per point of `f` (pure definition): blocks of `threads` threads along the
-// innermost of `vars`, so that neighbouring threads write neighbouring elements, and one block
-// index for the rest. Returns the thread var to compute per-point producers at
+// One GPU thread per point of `f` (a definition; its pure vars `vars`): blocks of `threads` threads
+// along the innermost of `vars`, so that neighbouring threads write neighbouring elements, and one
+// block index for the rest. Returns the thread var to compute per-point producers at
 // (Var::outermost() for a scalar, which gets one thread).
-Halide::Var thread_per_point(Halide::Func f, const std::vector<Halide::Var> &vars, int threads,
+Halide::Var thread_per_point(Halide::Stage f, const std::vector<Halide::Var> &vars, int threads,
                              const Halide::Target &target);
 
 // Computes `producer` at `thread` of `consumer`, one point per thread, kept in the thread's

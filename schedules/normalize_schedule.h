@@ -21,8 +21,7 @@ struct NormalizeBuffers {
     std::vector<Halide::Expr> input_extent;
 };
 
-// Schedules `stages` for the target of the generator's `context` (CPU targets only: there is
-// no GPU normalization yet).
+// Schedules `stages` for the target of the generator's `context`.
 void schedule_normalize(NormalizePattern pattern, const gen::NormalizeStages &stages,
                         const NormalizeBuffers &buffers, const Halide::GeneratorContext &context,
                         const NormalizeKnobs &knobs);

@@ -237,6 +237,58 @@ TEST_F(OpenClMemory, PoolsAClMemInPlace) {
     for (int i = 0; i < 4; i++) EXPECT_EQ(y[i], expected[i]) << "output " << i;
 }
 
+TEST_F(OpenClMemory, NormalizesAClMemInPlace) {
+    // [2, 2] float32 rows {3, 4} and {0, 0}, L2 over axis 1: {0.6, 0.8} and (eps_mode none)
+    // {0, 0}; then over axis 0 (the middle pattern): columns {3, 0} and {4, 0}.
+    const float x[4] = {3, 4, 0, 0};
+    ClBuffer in_mem(context_, queue_, sizeof(x));
+    ClBuffer out_mem(context_, queue_, sizeof(x));
+    in_mem.write(x, sizeof(x));
+    Tensor in = Tensor::contiguous(in_mem.handle(), DType::float32, {2, 2});
+    Tensor out = Tensor::contiguous(out_mem.handle(), DType::float32, {2, 2});
+    in.memory = out.memory = Memory::opencl;
+    NormalizeParams params;
+    Status s = normalize(in, out, params);
+    ASSERT_TRUE(s.ok()) << s.message();
+    float y[4];
+    out_mem.read(y, sizeof(y));
+    // 0.6 and 0.8: float32 roundings of the float64 quotients.
+    EXPECT_EQ(y[0], float(3.0 / 5.0));
+    EXPECT_EQ(y[1], float(4.0 / 5.0));
+    EXPECT_EQ(y[2], 0.0f);
+    EXPECT_EQ(y[3], 0.0f);
+    params.axes = {0};
+    s = normalize(in, out, params);
+    ASSERT_TRUE(s.ok()) << s.message();
+    out_mem.read(y, sizeof(y));
+    EXPECT_EQ(y[0], 1.0f);
+    EXPECT_EQ(y[1], 1.0f);
+    EXPECT_EQ(y[2], 0.0f);
+    EXPECT_EQ(y[3], 0.0f);
+}
+
+// Normalized axes apart in device memory do not merge into one kernel dim, and a device
+// tensor is not copied through the host: refused by name, nothing written.
+TEST_F(OpenClMemory, NormalizedAxesApartAreRefusedByName) {
+    std::vector<float> x(12, 1.0f);
+    ClBuffer in_mem(context_, queue_, x.size() * sizeof(float));
+    ClBuffer out_mem(context_, queue_, x.size() * sizeof(float));
+    in_mem.write(x.data(), x.size() * sizeof(float));
+    const std::vector<float> canary(12, -7.0f);
+    out_mem.write(canary.data(), canary.size() * sizeof(float));
+    Tensor in = Tensor::contiguous(in_mem.handle(), DType::float32, {2, 3, 2});
+    Tensor out = Tensor::contiguous(out_mem.handle(), DType::float32, {2, 3, 2});
+    in.memory = out.memory = Memory::opencl;
+    NormalizeParams params;
+    params.axes = {0, 2};
+    const Status s = normalize(in, out, params);
+    EXPECT_EQ(s.code(), ErrorCode::unsupported);
+    EXPECT_NE(s.message().find("from host memory only"), std::string::npos) << s.message();
+    std::vector<float> y(12);
+    out_mem.read(y.data(), y.size() * sizeof(float));
+    EXPECT_EQ(y, canary);
+}
+
 TEST_F(OpenClMemory, EmptyAxesIdentityCopiesOnTheDevice) {
     std::vector<float> x = {-1, 2, -3, 4, -5, 6};
     ClBuffer in_mem(context_, queue_, x.size() * sizeof(float));

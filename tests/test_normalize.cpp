@@ -46,6 +46,9 @@ std::string describe(const Tensor &t, const NormalizeParams &params) {
     Array y = make_array(x.dtype, std::vector<int64_t>(x.shape, x.shape + x.rank));
     fill_bytes(&y, 0xA5);
     const Status s = normalize(x, y.t, params);
+    if (s.code() == ErrorCode::unsupported && backend_lacks_dtype(x.dtype, "normalize")) {
+        return ::testing::AssertionSuccess();  // the documented answer of a GPU backend
+    }
     if (!s.ok()) {
         return ::testing::AssertionFailure() << describe(x, params) << ": " << s.message();
     }

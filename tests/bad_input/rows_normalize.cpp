@@ -154,15 +154,15 @@ void add_cpp_rows(std::vector<Row> *rows) {
          ErrorCode::aliasing,
          {"input", "output", "overlap"}});
     rows->push_back({e,
-                     "normalize.memory",
-                     "CUDA tensors",
+                     "gpu.memory_mismatch",
+                     "a CUDA output for a host input",
                      [](Buffers &b) {
-                         Tensor x = b.x(kShape), y = b.y(kShape);
-                         x.memory = y.memory = Memory::cuda;
-                         return of(normalize(x, y, normalize_params({3})));
+                         Tensor y = b.y(kShape);
+                         y.memory = Memory::cuda;
+                         return of(normalize(b.x(kShape), y, normalize_params({3})));
                      },
-                     ErrorCode::unsupported,
-                     {"input.memory = cuda", "no GPU kernels"}});
+                     kInvalid,
+                     {"output.memory = cuda", "input.memory = host"}});
     rows->push_back({e,
                      "normalize.no_kernel",
                      "a dtype this build has no kernel for",

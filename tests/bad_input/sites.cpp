@@ -66,8 +66,10 @@ const std::vector<Site> &sites() {
          "an allocation failure copying an input whose strides merge nowhere"},
         {"normalize.dtype", "runtime/normalize.cpp",
          " is not normalized: use float32, float64, float16 or bfloat16", nullptr},
-        {"normalize.memory", "runtime/normalize.cpp",
-         ": normalization has no GPU kernels yet, pass host tensors", nullptr},
+        {"normalize.device_layout", "runtime/normalize.cpp",
+         " normalizes such layouts from host memory only",
+         "needs a usable OpenCL device: test_gpu.cpp "
+         "(OpenClMemory.NormalizedAxesApartAreRefusedByName)"},
         // runtime/split_pool.cpp
         {"pool.window_stride", "runtime/split_pool.cpp",
          " rows along it is beyond what one kernel call indexes",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Disassembles the generated x86 kernel objects and checks each ISA variant really uses its
-# registers: AVX-512 kernels zmm, AVX2 kernels ymm and no zmm, SSE4.1 kernels neither.
+# Disassembles the generated x86 kernel objects (reduction, pooling and normalization) and
+# checks each ISA variant really uses its registers: AVX-512 kernels zmm, AVX2 kernels ymm and
+# no zmm, SSE4.1 kernels neither.
 set -euo pipefail
 kernels_dir="$1"
 objdump="${OBJDUMP:-objdump}"
@@ -9,7 +10,7 @@ checked=0
 
 count() { "$objdump" -d --no-show-raw-insn "$1" | grep -c "%$2" || true; }
 
-for obj in "$kernels_dir"/lpnorm_reduce_*.o; do
+for obj in "$kernels_dir"/lpnorm_{reduce,pool,normalize}_*.o; do
     name="$(basename "$obj" .o)"
     isa="${name##*_}"
     zmm="$(count "$obj" zmm)"
