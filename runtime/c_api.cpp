@@ -1,5 +1,6 @@
 // The C ABI: thin conversions onto the C++ API, with a per-thread last-error message.
 #include <string>
+#include <type_traits>
 
 #include "lpnorm/lpnorm.h"
 #include "lpnorm/lpnorm_c.h"
@@ -241,6 +242,14 @@ int lpnorm_set_isa(const char *isa) {
 const char *lpnorm_active_isa(void) { return lpnorm::isa_name(lpnorm::active_isa()); }
 
 void lpnorm_set_num_threads(int32_t num_threads) { lpnorm::set_num_threads(num_threads); }
+
+void lpnorm_set_parallel_for(void (*parallel_for)(void *pool, int32_t count,
+                                                  void (*task)(void *context, int32_t index),
+                                                  void *context),
+                             void *pool) {
+    static_assert(std::is_same_v<int32_t, int>, "the C and C++ hooks share one signature");
+    lpnorm::set_parallel_for(parallel_for, pool);
+}
 
 int lpnorm_set_backend(const char *backend) {
     lpnorm::Backend parsed;

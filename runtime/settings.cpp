@@ -122,6 +122,10 @@ void set_num_threads(int n) {
     halide_set_num_threads(threads);  // Halide's pool runs loops that find lpnorm's busy
 }
 
+void set_parallel_for(ParallelFor parallel_for, void *pool) {
+    rt::set_external_parallel_for(parallel_for, pool);
+}
+
 int num_threads() {
     const int n = g_num_threads.load(std::memory_order_relaxed);
     if (n > 0) {

@@ -265,12 +265,48 @@ Pool &pool() {
     return *instance;
 }
 
+// The engine's loop (set_external_parallel_for), read together under one pointer.
+struct External {
+    ParallelFor parallel_for;
+    void *pool;
+};
+std::atomic<const External *> g_external{nullptr};
+
+// One Halide loop as the engine's tasks: the first failing task's code is the loop's.
+struct ExternalLoop {
+    void *user_context;
+    halide_task_t task;
+    int min;
+    uint8_t *closure;
+    std::atomic<int> code{0};
+};
+
+void run_external_task(void *context, int index) {
+    auto *loop = static_cast<ExternalLoop *>(context);
+    const int code = loop->task(loop->user_context, loop->min + index, loop->closure);
+    if (code != 0) {
+        int expected = 0;
+        loop->code.compare_exchange_strong(expected, code);
+    }
+}
+
 }  // namespace
 
 int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
     if (size <= 0) return 0;
     if (size == 1) return task(user_context, min, closure);
+    if (const External *external = g_external.load(std::memory_order_acquire)) {
+        ExternalLoop loop{user_context, task, min, closure};
+        external->parallel_for(external->pool, size, run_external_task, &loop);
+        return loop.code.load();
+    }
     return pool().run(user_context, task, min, size, closure);
+}
+
+void set_external_parallel_for(ParallelFor parallel_for, void *pool) {
+    // Kept for the process: a loop may still hold the previous one while it is replaced.
+    const External *next = parallel_for ? new External{parallel_for, pool} : nullptr;
+    g_external.store(next, std::memory_order_release);
 }
 
 void set_pool_threads(int n) { pool().set_threads(n > 0 ? n : 1); }

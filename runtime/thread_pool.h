@@ -5,6 +5,7 @@
 #pragma once
 
 #include "HalideRuntime.h"
+#include "lpnorm/lpnorm.h"
 
 namespace lpnorm::rt {
 
@@ -13,6 +14,10 @@ namespace lpnorm::rt {
 // A loop that finds the pool busy (another thread's loop, or a loop inside a task) goes to
 // Halide's own pool instead.
 int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure);
+
+// Loops through an engine's parallel_for instead of the pool (lpnorm::set_parallel_for);
+// nullptr: the pool.
+void set_external_parallel_for(ParallelFor parallel_for, void *pool);
 
 // Threads a loop runs on, the caller's included (n >= 1; the hardware's thread count until
 // set). The workers are started or stopped at the next loop.

@@ -189,6 +189,50 @@ TEST(Concurrency, ChangingTheThreadCountChangesNoResult) {
         calls.load(), changes.load(), seconds_since(t0));
 }
 
+// An engine's parallel_for: runs the tasks on two threads of its own (odd indices on a helper
+// thread, even ones on the caller), counting loops and tasks.
+struct EnginePool {
+    std::atomic<int> loops{0}, tasks{0};
+};
+
+void engine_parallel_for(void *pool, int count, void (*task)(void *, int), void *context) {
+    auto *engine = static_cast<EnginePool *>(pool);
+    engine->loops++;
+    std::thread helper([&] {
+        for (int i = 1; i < count; i += 2) task(context, i);
+    });
+    for (int i = 0; i < count; i += 2) task(context, i);
+    helper.join();
+    engine->tasks += count;
+}
+
+// With an engine's parallel_for installed (C++ and C entry points), the parallel kernels run
+// their loops through it and give the same results as on lpnorm's pool; nullptr restores the
+// pool.
+TEST(Concurrency, AnEnginesParallelForRunsTheLoops) {
+    const Workload large = prepare(large_cases());
+    EnginePool engine;
+    set_parallel_for(engine_parallel_for, &engine);
+    std::atomic<int> failures{0};
+    const int calls = call_many(large, 0, 1, &failures);
+    set_parallel_for(nullptr, nullptr);
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_GT(engine.loops.load(), 0) << calls << " calls ran no loop through the engine";
+    EXPECT_GE(engine.tasks.load(), 2 * engine.loops.load());
+
+    EnginePool c_engine;
+    lpnorm_set_parallel_for(engine_parallel_for, &c_engine);
+    const int c_calls = call_many(large, 1, 1, &failures);
+    lpnorm_set_parallel_for(nullptr, nullptr);
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_GT(c_engine.loops.load(), 0) << c_calls << " calls ran no loop through the engine";
+
+    const int loops_before = engine.loops.load();
+    call_many(large, 2, 1, &failures);
+    EXPECT_EQ(engine.loops.load(), loops_before);  // back on lpnorm's pool
+    EXPECT_EQ(failures.load(), 0);
+}
+
 // Spins until every thread has arrived `round` times.
 void wait_for(std::atomic<int> &arrived, int round, int threads) {
     arrived++;

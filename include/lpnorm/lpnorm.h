@@ -210,6 +210,16 @@ bool cpu_supports(Isa isa);
 void set_num_threads(int num_threads);
 int num_threads();
 
+// An engine's own threads for lpnorm's parallel loops, so that kernels called from inside the
+// engine do not compete with its workers for the cores. `parallel_for(pool, count, task,
+// context)` must call task(context, i) exactly once for every i in [0, count), on any of its
+// threads (the caller's included), and return when all have returned; `pool` is passed
+// through. Loops then ignore set_num_threads: the engine decides. nullptr restores lpnorm's
+// own pool. Process-wide; set it before calls run, not during them.
+using ParallelFor = void (*)(void *pool, int count, void (*task)(void *context, int index),
+                             void *context);
+void set_parallel_for(ParallelFor parallel_for, void *pool);
+
 // ---- Backends and device memory ----------------------------------------------------------
 
 // Where kernels run: `cpu` runs the ISA variants above; a GPU backend runs the kernels compiled

@@ -133,6 +133,13 @@ const char *lpnorm_last_error(void);
 int lpnorm_set_isa(const char *isa);
 const char *lpnorm_active_isa(void);
 void lpnorm_set_num_threads(int32_t num_threads);
+/* lpnorm::set_parallel_for: loops run through parallel_for(pool, count, task, context), which
+ * calls task(context, i) once for each i in [0, count) and returns when all have returned;
+ * NULL restores lpnorm's own pool. */
+void lpnorm_set_parallel_for(void (*parallel_for)(void *pool, int32_t count,
+                                                  void (*task)(void *context, int32_t index),
+                                                  void *context),
+                             void *pool);
 
 /* "auto_select" (run where the tensors live), "cpu", "opencl" or "cuda" (host tensors are copied
  * in and out): lpnorm::set_backend. Fails when the backend is not compiled or not usable here. */
