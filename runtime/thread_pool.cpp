@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -304,8 +305,16 @@ int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, u
 }
 
 void set_external_parallel_for(ParallelFor parallel_for, void *pool) {
-    // Kept for the process: a loop may still hold the previous one while it is replaced.
-    const External *next = parallel_for ? new External{parallel_for, pool} : nullptr;
+    // Every setting is kept for the process (a loop may still hold the previous one while it
+    // is replaced), in a deque, which never moves its elements.
+    static std::mutex mutex;
+    static std::deque<External> settings;
+    const External *next = nullptr;
+    if (parallel_for) {
+        std::lock_guard<std::mutex> lock(mutex);
+        settings.push_back(External{parallel_for, pool});
+        next = &settings.back();
+    }
     g_external.store(next, std::memory_order_release);
 }
 
