@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <type_traits>
 
 #include "HalideRuntime.h"
 #include "cpu_features.h"
@@ -123,6 +124,7 @@ void set_num_threads(int n) {
 }
 
 void set_parallel_for(ParallelFor parallel_for, void *pool) {
+    static_assert(std::is_same_v<ParallelFor, rt::ExternalParallelFor>);
     rt::set_external_parallel_for(parallel_for, pool);
 }
 

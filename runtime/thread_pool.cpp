@@ -268,7 +268,7 @@ Pool &pool() {
 
 // The engine's loop (set_external_parallel_for), read together under one pointer.
 struct External {
-    ParallelFor parallel_for;
+    ExternalParallelFor parallel_for;
     void *pool;
 };
 std::atomic<const External *> g_external{nullptr};
@@ -304,7 +304,7 @@ int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, u
     return pool().run(user_context, task, min, size, closure);
 }
 
-void set_external_parallel_for(ParallelFor parallel_for, void *pool) {
+void set_external_parallel_for(ExternalParallelFor parallel_for, void *pool) {
     // Every setting is kept for the process (a loop may still hold the previous one while it
     // is replaced), in a deque, which never moves its elements.
     static std::mutex mutex;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include "HalideRuntime.h"
-#include "lpnorm/lpnorm.h"
 
 namespace lpnorm::rt {
 
@@ -15,9 +14,12 @@ namespace lpnorm::rt {
 // Halide's own pool instead.
 int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure);
 
-// Loops through an engine's parallel_for instead of the pool (lpnorm::set_parallel_for);
-// nullptr: the pool.
-void set_external_parallel_for(ParallelFor parallel_for, void *pool);
+// Loops through an engine's parallel_for instead of the pool (lpnorm::set_parallel_for, whose
+// ParallelFor this is; spelled out here because tools/autotune's harness includes this header
+// without the public ones); nullptr: the pool.
+using ExternalParallelFor = void (*)(void *pool, int count, void (*task)(void *context, int index),
+                                     void *context);
+void set_external_parallel_for(ExternalParallelFor parallel_for, void *pool);
 
 // Threads a loop runs on, the caller's included (n >= 1; the hardware's thread count until
 // set). The workers are started or stopped at the next loop.
