@@ -267,8 +267,9 @@ set(LPNORM_NORMALIZE_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_NORMALIZE_KNOBS "" CACHE STRING "Schedule knob overrides for normalization kernels")
 
 # lpnorm_add_normalize_kernels(<objects-var> <table-var>)
-# Adds a build step per normalization variant of LPNORM_ISAS and LPNORM_GPU_BACKENDS; returns
-# the object files and the registry rows (lpnorm_normalize_table.inc).
+# Adds a build step per normalization variant of LPNORM_ISAS and LPNORM_GPU_BACKENDS, with
+# LPNORM_NORMALIZE_PARAMS_<family> as extra generator params; returns the object files and the
+# registry rows (lpnorm_normalize_table.inc).
 function(lpnorm_add_normalize_kernels objects_var table_var)
     set(objects "")
     set(table "")
@@ -287,7 +288,8 @@ function(lpnorm_add_normalize_kernels objects_var table_var)
                 _lpnorm_tuned_knobs(knobs "normalize_${pattern}" "${isa}" "${dtype}"
                                     "${LPNORM_NORMALIZE_KNOBS}")
                 _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
-                                        "normalize_${pattern}" ${knobs})
+                                        "normalize_${pattern}" ${LPNORM_NORMALIZE_PARAMS_${isa}}
+                                        ${knobs})
                 list(APPEND objects "${object}")
                 string(APPEND table "${row}(${pattern}, ${dtype}, ${isa}, ${name})\n")
             endforeach ()

@@ -22,6 +22,10 @@ if (LPNORM_PLATFORM STREQUAL "x86-64-linux")
     set(LPNORM_TARGET_avx2 "x86-64-linux-sse41-avx-avx2-fma-f16c-large_buffers")
     set(LPNORM_TARGET_avx512 "x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-large_buffers")
     set(LPNORM_PLATFORM_ISAS sse41 avx2 avx512)
+    # F16C converts float32 to float16 keeping NaN; SSE4.1's emulated conversion turns it
+    # into inf, so only those kernels keep the NaN test on float16 outputs.
+    set(LPNORM_NORMALIZE_PARAMS_avx2 float16_keeps_nan=true)
+    set(LPNORM_NORMALIZE_PARAMS_avx512 float16_keeps_nan=true)
 elseif (LPNORM_PLATFORM MATCHES "^arm-64-(linux|android)$")
     # ARMv8.0-A Advanced SIMD, which every AArch64 core has.
     set(LPNORM_TARGET_neon "${LPNORM_PLATFORM}-large_buffers")
@@ -32,6 +36,7 @@ elseif (LPNORM_PLATFORM MATCHES "^arm-64-(linux|android)$")
     set(LPNORM_TARGET_neon_fp16 "${LPNORM_PLATFORM}-arm_fp16-large_buffers")
     set(LPNORM_ISA_DTYPES_neon_fp16 float16)
     set(LPNORM_ISA_REDUCERS_neon_fp16 sum)
+    set(LPNORM_NORMALIZE_PARAMS_neon_fp16 float16_keeps_nan=true)  # fcvtn keeps NaN
     set(LPNORM_PLATFORM_ISAS neon neon_fp16)
 else ()
     message(FATAL_ERROR "LPNORM_PLATFORM: unknown platform '${LPNORM_PLATFORM}'")

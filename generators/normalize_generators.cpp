@@ -2,7 +2,6 @@
 // (kernel_abi.h). Each declares its buffers and knobs, builds the algorithm with
 // define_normalize(), and hands the stages to schedules/.
 #include "Halide.h"
-#include "cpu_target.h"
 #include "kernel_abi.h"
 #include "normalize_algorithm.h"
 #include "normalize_schedule.h"
@@ -19,6 +18,9 @@ public:
     GeneratorParam<int> name{#name, default_value, min, max};
 #include "normalize_knobs.def"
 #undef LPNORM_KNOB
+    // The target converts float32 to float16 in hardware, NaN kept (set per ISA family by
+    // cmake/LpnormTargets.cmake: F16C on x86, FP16 on ARM64).
+    GeneratorParam<bool> float16_keeps_nan{"float16_keeps_nan", false};
 
     // Element type set on the command line (input.type=float32); dims innermost first.
     GeneratorInput<Buffer<void, Dims>> input{"input"};
@@ -37,8 +39,7 @@ public:
             vars.emplace_back(d == RDim ? "r" : "k" + std::to_string(d));
         }
         stages_ = define_normalize(input, vars, RDim, input.dim(RDim).extent(), output.type(),
-                                   p_kind, p, eps_kind, eps, eps_root, scaled,
-                                   sched::float16_conversion_keeps_nan(this->get_target()));
+                                   p_kind, p, eps_kind, eps, eps_root, scaled, float16_keeps_nan);
         output = stages_.out;
         Region region;
         for (int extent : Self::kEstimateExtents) {

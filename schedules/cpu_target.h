@@ -17,14 +17,6 @@ inline int vector_registers(const Halide::Target &target) {
     return is_arm64(target) || avx512 ? 32 : 16;
 }
 
-// float32 -> float16 conversions in hardware (x86 F16C, ARM64 FP16), which keep NaN a NaN.
-// Elsewhere Halide converts with integer code that turns NaN into inf, and outputs need a NaN
-// test of their own.
-inline bool float16_conversion_keeps_nan(const Halide::Target &target) {
-    return (target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::F16C)) ||
-           (is_arm64(target) && target.has_feature(Halide::Target::ARMFp16));
-}
-
 // Bytes per native vector register.
 inline int vector_bytes(const Halide::Target &target) {
     return target.natural_vector_size(Halide::UInt(8));
