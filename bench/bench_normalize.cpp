@@ -1,8 +1,12 @@
-// Normalization benchmarks: lpnorm::normalize (automatic ISA) and a naive single-threaded
-// loop, with bytes moved (input read once, output written once) per second and their
-// percentage of a copy probe of the same buffers measured in the same run.
+// Benchmarks of the grouped ops: lpnorm::normalize (automatic ISA) and a naive single-threaded
+// loop, and lpnorm::reduce_backward (the gradient of a reduction over the same axis), with
+// bytes moved (input read once, output written once; the gradient's y and dy, one element per
+// group, are not counted) per second and their percentage of a copy probe of the same buffers
+// measured in the same run.
 //
-// Names: normalize/<dtype>/p<p>/<shape>/axis<a>/<implementation>, and the probe
+// Names: normalize/<dtype>/p<p>/<shape>/axis<a>/<implementation>,
+// reduce_backward/... and normalize_backward/<dtype>/p<p>/<shape>/axis<a>/lpnorm (the latter
+// moves three arrays: x and dy read, dx written), and the probe
 // copy/<dtype>/<shape>/threads<N>.
 #include <benchmark/benchmark.h>
 
@@ -39,6 +43,15 @@ std::string shape_text(const std::vector<int64_t> &shape) {
     return s;
 }
 
+// "2", "2.5", "inf"
+std::string p_text(double p) {
+    if (std::isinf(p)) return "inf";
+    std::string s = std::to_string(p);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+    return s;
+}
+
 int64_t count_of(const std::vector<int64_t> &shape) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -71,6 +84,27 @@ double copy_rate(const void *in, void *out, size_t bytes, int threads) {
     double &rate = copy_rates()[{in, bytes}];
     rate = std::max(rate, 2.0 * double(bytes) / copy_seconds(in, out, bytes, threads));
     return rate;
+}
+
+// Times `run` (which moves `streams` arrays of `bytes`: reads `bytes` at `in`, writes as many
+// at `out`, and reads any others) over the benchmark's iterations: bytes moved per second, and
+// their rate as a percentage of the copy probe's rate between `in` and `out`.
+template <typename Run>
+void time_against_copy(benchmark::State &st, Run run, const void *in, void *out, size_t bytes,
+                       int threads, int streams = 2) {
+    const auto start = std::chrono::steady_clock::now();
+    for (auto _ : st) {
+        run();
+        benchmark::ClobberMemory();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double moved = double(streams) * double(bytes);
+    using benchmark::Counter;
+    st.counters["bytes_per_second"] =
+        Counter(moved, Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
+    const double rate = moved * double(st.iterations()) / seconds;
+    st.counters["pct_of_copy"] = 100.0 * rate / copy_rate(in, out, bytes, threads);
 }
 
 // float32 only: y = x / ||x||_2 over the axis, in double, one thread.
@@ -119,19 +153,72 @@ void bench_normalize(benchmark::State &st, const NormalizeCase *c, Elem elem, do
         if (!s.ok()) return st.SkipWithError(s.message().c_str());
         st.SetLabel(std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()));
     }
-    const auto start = std::chrono::steady_clock::now();
-    for (auto _ : st) {
-        run();
-        benchmark::ClobberMemory();
+    time_against_copy(st, run, in, out.data(), bytes, threads);
+}
+
+// dx of y = ||x||_p over the case's axis, from x, y (computed once, untimed) and dy = 1.
+void bench_reduce_backward(benchmark::State &st, const NormalizeCase *c, Elem elem, double p,
+                           int threads) {
+    const lpnorm::DType dtype = elem == Elem::f32 ? lpnorm::DType::float32 : lpnorm::DType::float16;
+    const int64_t count = count_of(c->shape);
+    const void *in = cached_input(c->shape.data(), int(c->shape.size()), elem);
+    const size_t bytes = size_t(count) * elem_size(elem);
+    Buffer out(bytes);
+    lpnorm::ReduceParams params;
+    params.axes = {c->axis};
+    params.p = p;
+    params.keep_dims = true;
+    std::vector<int64_t> group_shape;
+    lpnorm::reduce_output_shape(c->shape, params, &group_shape);
+    const size_t group_bytes = size_t(count_of(group_shape)) * elem_size(elem);
+    Buffer norm(group_bytes), grad(group_bytes);
+    const lpnorm::Tensor x = lpnorm::Tensor::contiguous(in, dtype, c->shape);
+    const lpnorm::Tensor y = lpnorm::Tensor::contiguous(norm.data(), dtype, group_shape);
+    const lpnorm::Tensor dy = lpnorm::Tensor::contiguous(grad.data(), dtype, group_shape);
+    const lpnorm::Tensor dx = lpnorm::Tensor::contiguous(out.data(), dtype, c->shape);
+    lpnorm::Status s = lpnorm::reduce(x, y, params);
+    for (size_t i = 0; i < group_bytes / elem_size(elem); i++) {
+        if (elem == Elem::f32) {
+            static_cast<float *>(grad.data())[i] = 1.0f;
+        } else {
+            static_cast<uint16_t *>(grad.data())[i] = 0x3C00;  // float16 1
+        }
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double moved = 2.0 * double(bytes);
-    using benchmark::Counter;
-    st.counters["bytes_per_second"] =
-        Counter(moved, Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
-    const double rate = moved * double(st.iterations()) / seconds;
-    st.counters["pct_of_copy"] = 100.0 * rate / copy_rate(in, out.data(), bytes, threads);
+    if (s.ok()) s = lpnorm::reduce_backward(x, y, dy, dx, params);  // warm-up and error check
+    if (!s.ok()) return st.SkipWithError(s.message().c_str());
+    st.SetLabel(std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()));
+    time_against_copy(
+        st, [&] { lpnorm::reduce_backward(x, y, dy, dx, params); }, in, out.data(), bytes, threads);
+}
+
+// dx of y = normalize(x) over the case's axis, from x and a dy of ones: reads x and dy, writes
+// dx (three arrays; the norms' pass over x comes from cache, a block at a time).
+void bench_normalize_backward(benchmark::State &st, const NormalizeCase *c, Elem elem, double p,
+                              int threads) {
+    const lpnorm::DType dtype = elem == Elem::f32 ? lpnorm::DType::float32 : lpnorm::DType::float16;
+    const int64_t count = count_of(c->shape);
+    const void *in = cached_input(c->shape.data(), int(c->shape.size()), elem);
+    const size_t bytes = size_t(count) * elem_size(elem);
+    Buffer out(bytes), grad(bytes);
+    for (int64_t i = 0; i < count; i++) {
+        if (elem == Elem::f32) {
+            static_cast<float *>(grad.data())[i] = 1.0f;
+        } else {
+            static_cast<uint16_t *>(grad.data())[i] = 0x3C00;  // float16 1
+        }
+    }
+    lpnorm::NormalizeParams params;
+    params.axes = {c->axis};
+    params.p = p;
+    const lpnorm::Tensor x = lpnorm::Tensor::contiguous(in, dtype, c->shape);
+    const lpnorm::Tensor dy = lpnorm::Tensor::contiguous(grad.data(), dtype, c->shape);
+    const lpnorm::Tensor dx = lpnorm::Tensor::contiguous(out.data(), dtype, c->shape);
+    const lpnorm::Status s = lpnorm::normalize_backward(x, dy, dx, params);  // warm-up, check
+    if (!s.ok()) return st.SkipWithError(s.message().c_str());
+    st.SetLabel(std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()));
+    time_against_copy(
+        st, [&] { lpnorm::normalize_backward(x, dy, dx, params); }, in, out.data(), bytes, threads,
+        3);
 }
 
 // The copy probe of a case's buffers, as copy/<dtype>/<shape>/threads<N>.
@@ -172,6 +259,24 @@ void register_normalize_benchmarks(int threads) {
                                                  &c, elem, p, threads, true)
                         ->UseRealTime();
                 }
+            }
+            for (double p : {2.0, 1.0, 2.5, double(INFINITY)}) {
+                if (elem == Elem::f16 && p != 2.0) continue;
+                const std::string name = std::string("reduce_backward/") + elem_name(elem) + "/p" +
+                                         p_text(p) + "/" + shape + "/axis" +
+                                         std::to_string(c.axis) + "/lpnorm";
+                benchmark::RegisterBenchmark(name.c_str(), bench_reduce_backward, &c, elem, p,
+                                             threads)
+                    ->UseRealTime();
+            }
+            for (double p : {2.0, 1.0, double(INFINITY)}) {
+                if (elem == Elem::f16 && p != 2.0) continue;
+                const std::string name = std::string("normalize_backward/") + elem_name(elem) +
+                                         "/p" + p_text(p) + "/" + shape + "/axis" +
+                                         std::to_string(c.axis) + "/lpnorm";
+                benchmark::RegisterBenchmark(name.c_str(), bench_normalize_backward, &c, elem, p,
+                                             threads)
+                    ->UseRealTime();
             }
         }
     }

@@ -299,6 +299,68 @@ function(lpnorm_add_normalize_kernels objects_var table_var)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()
 
+# Reduction gradients: one kernel per pattern (the normalization patterns) for each floating
+# dtype in LPNORM_DTYPES, for the CPU ISAs (their schedules are CPU only).
+set(LPNORM_REDUCE_BACKWARD_DTYPES float32 float16 bfloat16 float64)
+set(LPNORM_REDUCE_BACKWARD_KNOBS "" CACHE STRING
+    "Schedule knob overrides for reduction gradient kernels")
+
+# lpnorm_add_reduce_backward_kernels(<objects-var> <table-var>)
+# Adds a build step per reduction gradient variant of LPNORM_ISAS; returns the object files
+# and the registry rows (lpnorm_reduce_backward_table.inc).
+function(lpnorm_add_reduce_backward_kernels objects_var table_var)
+    set(objects "")
+    set(table "")
+    foreach (isa IN LISTS LPNORM_ISAS)
+        foreach (pattern IN LISTS LPNORM_NORMALIZE_PATTERNS)
+            foreach (dtype IN LISTS LPNORM_DTYPES)
+                _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
+                if (NOT dtype IN_LIST LPNORM_REDUCE_BACKWARD_DTYPES OR NOT wanted)
+                    continue()
+                endif ()
+                set(name "lpnorm_reduce_backward_${pattern}_${dtype}_${isa}")
+                _lpnorm_tuned_knobs(knobs "reduce_backward_${pattern}" "${isa}" "${dtype}"
+                                    "${LPNORM_REDUCE_BACKWARD_KNOBS}")
+                _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
+                                        "reduce_backward_${pattern}" "y.type=${dtype}"
+                                        "dy.type=${dtype}" ${knobs})
+                list(APPEND objects "${object}")
+                string(APPEND table "LPNORM_REDUCE_BACKWARD_KERNEL(${pattern}, ${dtype}, ${isa}, ${name})\n")
+            endforeach ()
+        endforeach ()
+    endforeach ()
+    set(${objects_var} "${objects}" PARENT_SCOPE)
+    set(${table_var} "${table}" PARENT_SCOPE)
+endfunction()
+
+# Normalization gradients: one kernel per pattern for each normalization dtype, for the CPU ISAs
+# (CPU schedules only), with the normalization kernels' knobs and params.
+# lpnorm_add_normalize_backward_kernels(<objects-var> <table-var>)
+function(lpnorm_add_normalize_backward_kernels objects_var table_var)
+    set(objects "")
+    set(table "")
+    foreach (isa IN LISTS LPNORM_ISAS)
+        foreach (pattern IN LISTS LPNORM_NORMALIZE_PATTERNS)
+            foreach (dtype IN LISTS LPNORM_DTYPES)
+                _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
+                if (NOT dtype IN_LIST LPNORM_NORMALIZE_DTYPES OR NOT wanted)
+                    continue()
+                endif ()
+                set(name "lpnorm_normalize_backward_${pattern}_${dtype}_${isa}")
+                _lpnorm_tuned_knobs(knobs "normalize_${pattern}" "${isa}" "${dtype}"
+                                    "${LPNORM_NORMALIZE_KNOBS}")
+                _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
+                                        "normalize_backward_${pattern}" "dy.type=${dtype}"
+                                        ${knobs})
+                list(APPEND objects "${object}")
+                string(APPEND table "LPNORM_NORMALIZE_BACKWARD_KERNEL(${pattern}, ${dtype}, ${isa}, ${name})\n")
+            endforeach ()
+        endforeach ()
+    endforeach ()
+    set(${objects_var} "${objects}" PARENT_SCOPE)
+    set(${table_var} "${table}" PARENT_SCOPE)
+endfunction()
+
 # lpnorm_add_halide_runtime(<object-var> [<target> <name> <extension>])
 # The one Halide runtime object every kernel of a library calls into: by default this
 # platform's, kernels/lpnorm_halide_runtime.o for LPNORM_RUNTIME_TARGET.

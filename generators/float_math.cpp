@@ -1,9 +1,12 @@
 #include "float_math.h"
 
+#include "kernel_abi.h"
+
 namespace lpnorm::gen {
 
 using namespace Halide;
 using Halide::Internal::make_const;
+using Halide::Internal::make_one;
 using Halide::Internal::make_zero;
 
 // The bits of |x| as an unsigned integer of x's width (for integers, the absolute value).
@@ -83,6 +86,16 @@ Expr cube_root(const Expr &s) {
     c = c * select(small, make_const(t, std::ldexp(1.0, -k)), large,
                    make_const(t, std::ldexp(1.0, k)), make_const(t, 1.0));
     return select(s == make_zero(t), make_zero(t), c);
+}
+
+Expr integer_power(const Expr &m, const Expr &p) {
+    Expr n = cast<int>(p);
+    Expr result = make_one(m.type()), square = m;
+    for (int bit = 0; (1 << bit) <= abi::kMaxChainPower; bit++) {
+        result = select(((n >> bit) & 1) == 1, result * square, result);
+        square = square * square;
+    }
+    return result;
 }
 
 // Rounds a non-negative accumulator value to the output type: nearest for floats; for

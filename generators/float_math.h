@@ -22,6 +22,10 @@ Halide::Expr is_nan_or_inf_bits(const Halide::Expr &x);
 Halide::Expr sign_bit_set(const Halide::Expr &x);
 Halide::Expr quiet_nan(const Halide::Type &t);
 
+// m^n for an integer n = cast<int>(p) in [1, kMaxChainPower] by binary powering: at most
+// 2 log2(n) products, relative error at most (1+u)^(n-1) - 1, where pow's error grows with n.
+Halide::Expr integer_power(const Halide::Expr &m, const Halide::Expr &p);
+
 // Cube root of a finite s >= 0 in vector arithmetic.
 Halide::Expr cube_root(const Halide::Expr &s);
 

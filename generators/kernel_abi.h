@@ -92,4 +92,18 @@ enum NormalizeEpsKind : int {
 };
 constexpr int kNumNormalizeEpsKinds = 3;
 
+// ---- Gradient of the reduction ------------------------------------------------------------
+// Every reduction gradient kernel has the C signature
+//   int fn(halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy, int32_t p_kind, double p,
+//          halide_buffer_t *dx);
+// and computes dx = dy * dy/dx of y = ||x||_p over groups of the reduced dim r, with the
+// normalization patterns' layouts: x and dx (r, k) or (k0, r, k1); y (the forward's output) and
+// dy (the gradient of y) the same dims with r of extent 1. p_kind: kL1, kL2, kL3 (p = 3), kLp,
+// kCount (p = 0: dx = 0), kGradExtreme (p = +-inf: dy shared by the elements whose |x| is y)
+// or kGradInt (an integer p in [4, kMaxChainPower]: the power by products). Taken in float32
+// for 16- and 32-bit inputs, float64 for float64.
+constexpr int kGradExtreme = kNumSumKinds;  // after the SumKind values
+constexpr int kGradInt = kNumSumKinds + 1;
+constexpr int kNumGradKinds = kNumSumKinds + 2;
+
 }  // namespace lpnorm::abi

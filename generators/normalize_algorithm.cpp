@@ -131,6 +131,9 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     // Scaled: y = (x hi) / d. x hi is exact, and at most 2 where hi >= 1. Multiplying x by lo
     // and the reciprocal first underflowed where eps dominates (bfloat16 values near 1e-38
     // with eps = 1e-12 gave 0).
+    s.norm = norm;
+    s.denominator = denominator;
+    s.zero_group = zero_group;
     s.inverse = Func("inverse");
     s.inverse(group) = strict_float(select(to_zero, make_zero(c), make_one(c) / denominator));
 

@@ -24,7 +24,10 @@ struct NormalizeStages {
     std::vector<Halide::Var> group;             // vars without the reduced one
     std::vector<Halide::Expr> kind_conditions;  // one per p_kind, p = inf's last
     Halide::Expr pair_needed;                   // pair_root is read (scaled sum_add calls)
-    Halide::Expr scaled;                        // the runtime's `scaled` input, as a condition
+    // Per group, in units of 1 / hi (hi = 1 unscaled): the norm before eps clamps it, the
+    // denominator d of y = (x hi) / d, and whether the group is all zeros.
+    Halide::Expr norm, denominator, zero_group;
+    Halide::Expr scaled;  // the runtime's `scaled` input, as a condition
     Halide::Type input_type;
     Halide::Type compute_type;
 };

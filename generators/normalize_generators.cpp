@@ -1,9 +1,11 @@
-// Normalization generators: one per pattern of the normalized dim r among the kept ones k
-// (kernel_abi.h). Each declares its buffers and knobs, builds the algorithm with
+// Normalization generators and their gradients: one per pattern of the normalized dim r among
+// the kept ones k (kernel_abi.h). Each declares its buffers and knobs, builds the algorithm with
 // define_normalize(), and hands the stages to schedules/.
 #include "Halide.h"
 #include "kernel_abi.h"
 #include "normalize_algorithm.h"
+#include "normalize_backward_algorithm.h"
+#include "normalize_backward_schedule.h"
 #include "normalize_schedule.h"
 
 namespace lpnorm::gen {
@@ -72,6 +74,67 @@ private:
     NormalizeStages stages_;
 };
 
+// The gradient: dx from x and dy (input.type=, dy.type= and output.type= the same dtype), with
+// the forward's scalar inputs.
+template <typename Self, int Dims, int RDim, sched::NormalizePattern Pattern>
+class NormalizeBackwardGenerator : public Generator<Self> {
+public:
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning)                                 \
+    GeneratorParam<int> name{#name, default_value, min, max};
+#include "normalize_knobs.def"
+#undef LPNORM_KNOB
+
+    GeneratorInput<Buffer<void, Dims>> input{"input"};
+    GeneratorInput<Buffer<void, Dims>> dy{"dy"};
+    GeneratorInput<int> p_kind{"p_kind"};
+    GeneratorInput<double> p{"p"};
+    GeneratorInput<int> eps_kind{"eps_kind"};
+    GeneratorInput<double> eps{"eps"};
+    GeneratorInput<double> eps_root{"eps_root"};
+    GeneratorInput<int> scaled{"scaled"};
+    GeneratorOutput<Buffer<void, Dims>> output{"output"};
+
+    void generate() {
+        std::vector<Var> vars;
+        for (int d = 0; d < Dims; d++) {
+            vars.emplace_back(d == RDim ? "r" : "k" + std::to_string(d));
+        }
+        stages_ =
+            define_normalize_backward(input, dy, vars, RDim, input.dim(RDim).extent(),
+                                      output.type(), p_kind, p, eps_kind, eps, eps_root, scaled);
+        output = stages_.out;
+        Region region;
+        for (int extent : Self::kEstimateExtents) {
+            region.emplace_back(0, extent);
+        }
+        input.set_estimates(region);
+        dy.set_estimates(region);
+        output.set_estimates(region);
+        p_kind.set_estimate(abi::kL2);
+        p.set_estimate(2.0);
+        eps_kind.set_estimate(abi::kEpsNone);
+        eps.set_estimate(0.0);
+        eps_root.set_estimate(0.0);
+        scaled.set_estimate(0);
+    }
+
+    void schedule() {
+        if (this->using_autoscheduler()) return;
+        sched::NormalizeKnobs knobs;
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) knobs.name = name;
+#include "normalize_knobs.def"
+#undef LPNORM_KNOB
+        sched::NormalizeBuffers buffers;
+        for (int d = 0; d < Dims; d++) {
+            buffers.input_extent.push_back(input.dim(d).extent());
+        }
+        sched::schedule_normalize_backward(Pattern, stages_, buffers, this->context(), knobs);
+    }
+
+private:
+    NormalizeBackwardStages stages_;
+};
+
 class NormalizeInner
     : public NormalizeGenerator<NormalizeInner, 2, 0, sched::NormalizePattern::inner> {
 public:
@@ -86,8 +149,22 @@ public:
     inline static const std::vector<int> kEstimateExtents = {56 * 56, 256, 32};
 };
 
+class NormalizeBackwardInner : public NormalizeBackwardGenerator<NormalizeBackwardInner, 2, 0,
+                                                                 sched::NormalizePattern::inner> {
+public:
+    inline static const std::vector<int> kEstimateExtents = NormalizeInner::kEstimateExtents;
+};
+
+class NormalizeBackwardMiddle : public NormalizeBackwardGenerator<NormalizeBackwardMiddle, 3, 1,
+                                                                  sched::NormalizePattern::middle> {
+public:
+    inline static const std::vector<int> kEstimateExtents = NormalizeMiddle::kEstimateExtents;
+};
+
 }  // namespace
 }  // namespace lpnorm::gen
 
 HALIDE_REGISTER_GENERATOR(lpnorm::gen::NormalizeInner, normalize_inner)
 HALIDE_REGISTER_GENERATOR(lpnorm::gen::NormalizeMiddle, normalize_middle)
+HALIDE_REGISTER_GENERATOR(lpnorm::gen::NormalizeBackwardInner, normalize_backward_inner)
+HALIDE_REGISTER_GENERATOR(lpnorm::gen::NormalizeBackwardMiddle, normalize_backward_middle)

@@ -12,18 +12,6 @@ using Halide::Internal::make_zero;
 
 namespace {
 
-// m^n for an integer n in [1, kMaxChainPower] by binary powering: at most 2 log2(n)
-// products, relative error at most (1+u)^(n-1) - 1, where pow's error grows with n.
-Expr integer_power(const Expr &m, const Expr &p) {
-    Expr n = cast<int>(p);
-    Expr result = make_one(m.type()), square = m;
-    for (int bit = 0; (1 << bit) <= abi::kMaxChainPower; bit++) {
-        result = select(((n >> bit) & 1) == 1, result * square, result);
-        square = square * square;
-    }
-    return result;
-}
-
 // m^(1/p) for an integer p of the kInt kind. pow in float32 is off by 7-10 ulp for the roots
 // of p = 7 pools near 1e-2 (its error and the rounding of 1/p to float32 grow with |ln m|):
 // with `wide`, one Newton step in float64 from it (m^(1/p) = y (1 + (m / y^p - 1) / p), y^p

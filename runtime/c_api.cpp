@@ -115,7 +115,7 @@ lpnorm::Status to_pool_params(const lpnorm_pool_params *c, lpnorm::PoolParams *o
     return lpnorm::Status::Ok();
 }
 
-// The axes array of lpnorm_reduce and lpnorm_normalize.
+// The axes array of lpnorm_reduce, lpnorm_reduce_backward and lpnorm_normalize.
 lpnorm::Status check_axes_array(const int64_t *axes, int32_t num_axes) {
     if (num_axes < 0) {
         return lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
@@ -126,6 +126,28 @@ lpnorm::Status check_axes_array(const int64_t *axes, int32_t num_axes) {
                               "axes is null but num_axes = " + std::to_string(num_axes));
     }
     return lpnorm::Status::Ok();
+}
+
+// The attributes of lpnorm_reduce and lpnorm_reduce_backward (axes checked already).
+lpnorm::ReduceParams reduce_params_of(const int64_t *axes, int32_t num_axes, double p,
+                                      int32_t keep_dims, int32_t empty_axes) {
+    lpnorm::ReduceParams params;
+    params.axes.assign(axes, axes + num_axes);
+    params.p = p;
+    params.keep_dims = keep_dims != 0;
+    params.empty_axes = static_cast<lpnorm::EmptyAxes>(empty_axes);
+    return params;
+}
+
+// The attributes of lpnorm_normalize and lpnorm_normalize_backward (axes checked already).
+lpnorm::NormalizeParams normalize_params_of(const int64_t *axes, int32_t num_axes, double p,
+                                            double eps, int32_t eps_mode) {
+    lpnorm::NormalizeParams params;
+    params.axes.assign(axes, axes + num_axes);
+    params.p = p;
+    params.eps = eps;
+    params.eps_mode = static_cast<lpnorm::EpsMode>(eps_mode);
+    return params;
 }
 
 }  // namespace
@@ -139,12 +161,23 @@ int lpnorm_reduce(const lpnorm_tensor *input, const lpnorm_tensor *output, const
     if (s.ok()) s = to_tensor(output, "output", &out);
     if (s.ok()) s = check_axes_array(axes, num_axes);
     if (!s.ok()) return record(s);
-    lpnorm::ReduceParams params;
-    params.axes.assign(axes, axes + num_axes);
-    params.p = p;
-    params.keep_dims = keep_dims != 0;
-    params.empty_axes = static_cast<lpnorm::EmptyAxes>(empty_axes);
-    return record(lpnorm::reduce(in, out, params));
+    return record(
+        lpnorm::reduce(in, out, reduce_params_of(axes, num_axes, p, keep_dims, empty_axes)));
+}
+
+int lpnorm_reduce_backward(const lpnorm_tensor *input, const lpnorm_tensor *output,
+                           const lpnorm_tensor *output_grad, const lpnorm_tensor *input_grad,
+                           const int64_t *axes, int32_t num_axes, double p, int32_t keep_dims,
+                           int32_t empty_axes) {
+    lpnorm::Tensor x, y, dy, dx;
+    lpnorm::Status s = to_tensor(input, "input", &x);
+    if (s.ok()) s = to_tensor(output, "output", &y);
+    if (s.ok()) s = to_tensor(output_grad, "output_grad", &dy);
+    if (s.ok()) s = to_tensor(input_grad, "input_grad", &dx);
+    if (s.ok()) s = check_axes_array(axes, num_axes);
+    if (!s.ok()) return record(s);
+    return record(lpnorm::reduce_backward(
+        x, y, dy, dx, reduce_params_of(axes, num_axes, p, keep_dims, empty_axes)));
 }
 
 int lpnorm_reduce_output_shape(int32_t rank, const int64_t *shape, const int64_t *axes,
@@ -179,12 +212,21 @@ int lpnorm_normalize(const lpnorm_tensor *input, const lpnorm_tensor *output, co
     if (s.ok()) s = to_tensor(output, "output", &out);
     if (s.ok()) s = check_axes_array(axes, num_axes);
     if (!s.ok()) return record(s);
-    lpnorm::NormalizeParams params;
-    params.axes.assign(axes, axes + num_axes);
-    params.p = p;
-    params.eps = eps;
-    params.eps_mode = static_cast<lpnorm::EpsMode>(eps_mode);
-    return record(lpnorm::normalize(in, out, params));
+    return record(
+        lpnorm::normalize(in, out, normalize_params_of(axes, num_axes, p, eps, eps_mode)));
+}
+
+int lpnorm_normalize_backward(const lpnorm_tensor *input, const lpnorm_tensor *output_grad,
+                              const lpnorm_tensor *input_grad, const int64_t *axes,
+                              int32_t num_axes, double p, double eps, int32_t eps_mode) {
+    lpnorm::Tensor x, dy, dx;
+    lpnorm::Status s = to_tensor(input, "input", &x);
+    if (s.ok()) s = to_tensor(output_grad, "output_grad", &dy);
+    if (s.ok()) s = to_tensor(input_grad, "input_grad", &dx);
+    if (s.ok()) s = check_axes_array(axes, num_axes);
+    if (!s.ok()) return record(s);
+    return record(lpnorm::normalize_backward(
+        x, dy, dx, normalize_params_of(axes, num_axes, p, eps, eps_mode)));
 }
 
 int lpnorm_normalize_output_shape(int32_t rank, const int64_t *shape, const int64_t *axes,

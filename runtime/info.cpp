@@ -52,8 +52,20 @@ std::vector<VariantInfo> compiled_variants() {
     const rt::NormalizeKernel *normalizers = rt::normalize_kernels(&count);
     for (int i = 0; i < count; i++) {
         const rt::NormalizeKernel &k = normalizers[i];
-        out.push_back(VariantInfo{"normalize", rt::normalize_pattern_name(k.pattern), "sum",
-                                  k.dtype, k.isa, k.symbol, k.backend});
+        out.push_back(VariantInfo{"normalize", rt::grouped_pattern_name(k.pattern), "sum", k.dtype,
+                                  k.isa, k.symbol, k.backend});
+    }
+    const rt::NormalizeBackwardKernel *normalize_gradients = rt::normalize_backward_kernels(&count);
+    for (int i = 0; i < count; i++) {
+        const rt::NormalizeBackwardKernel &k = normalize_gradients[i];
+        out.push_back(VariantInfo{"normalize_backward", rt::grouped_pattern_name(k.pattern), "sum",
+                                  k.dtype, k.isa, k.symbol, Backend::cpu});
+    }
+    const rt::ReduceBackwardKernel *gradients = rt::reduce_backward_kernels(&count);
+    for (int i = 0; i < count; i++) {
+        const rt::ReduceBackwardKernel &k = gradients[i];
+        out.push_back(VariantInfo{"reduce_backward", rt::grouped_pattern_name(k.pattern), "sum",
+                                  k.dtype, k.isa, k.symbol, Backend::cpu});
     }
     return out;
 }

@@ -1,13 +1,14 @@
-// lpnorm::normalize: validate -> group the axes into the kernels' (k0, r, k1) form -> run.
+// lpnorm::normalize and its gradient: validate -> group the axes into the kernels' (k0, r, k1)
+// form -> run.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "gpu.h"
+#include "grouped_layout.h"
 #include "halide_glue.h"
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
@@ -60,97 +61,20 @@ int p_kind_of(double p) {
     return abi::kLp;
 }
 
-// One dim of the kernels' form: the merge of logical axes whose strides allow it.
-struct Dim {
-    int64_t extent = 1, in_stride = 1, out_stride = 1;
-};
-
-// Merges `axes` (logical, outermost first) of `shape` with input and output strides into one
-// dim; false when a stride does not continue the run inside.
-bool merge(const std::vector<int> &axes, const int64_t *shape, const int64_t *in_strides,
-           const int64_t *out_strides, Dim *dim) {
-    *dim = Dim{};
-    bool first = true;
-    for (auto a = axes.rbegin(); a != axes.rend(); ++a) {
-        if (shape[*a] == 1) continue;
-        if (first) {
-            *dim = Dim{shape[*a], in_strides[*a], out_strides[*a]};
-            first = false;
-            continue;
-        }
-        if (in_strides[*a] != dim->extent * dim->in_stride ||
-            out_strides[*a] != dim->extent * dim->out_stride) {
-            return false;
-        }
-        dim->extent *= shape[*a];
-    }
-    return true;
-}
-
-// The groups of a call: kept axes after the last reduced one (inner), the reduced axes, the
-// other kept axes (outer), each in logical order.
-struct Grouping {
-    std::vector<int> inner, reduced, outer;
-};
-
-Grouping group_axes(int rank, uint32_t mask) {
-    int last_reduced = -1;
-    for (int a = 0; a < rank; a++) {
-        if ((mask >> a) & 1) last_reduced = a;
-    }
-    Grouping g;
-    for (int a = 0; a < rank; a++) {
-        if ((mask >> a) & 1) {
-            g.reduced.push_back(a);
-        } else if (a > last_reduced) {
-            g.inner.push_back(a);
-        } else {
-            g.outer.push_back(a);
-        }
-    }
-    return g;
-}
-
-// A call in the kernels' form: (r, k) for the inner pattern, (k0, r, k1) for the middle one.
-struct Plan {
-    rt::NormalizePattern pattern = rt::NormalizePattern::inner;
-    int dims = 0;
-    int64_t extent[3] = {}, in_stride[3] = {}, out_stride[3] = {};
-    int64_t group_size = 1;  // terms per group
+// A call in plan_grouped's order: the forward's (input, output) or the gradient's (input,
+// output_grad, input_grad); the last tensor is the one written. x's rank and shape throughout.
+struct Call {
+    Tensor t[3];
+    int count = 2;
+    bool gradient = false;
+    uint32_t mask = 0;
 };
 
 // False when the strides do not merge into the kernels' form with a unit innermost stride.
-bool plan_call(const Tensor &input, const int64_t *out_strides, uint32_t mask, Plan *plan) {
-    const Grouping g = group_axes(input.rank, mask);
-    Dim inner, reduced, outer;
-    if (!merge(g.inner, input.shape, input.strides, out_strides, &inner) ||
-        !merge(g.reduced, input.shape, input.strides, out_strides, &reduced) ||
-        !merge(g.outer, input.shape, input.strides, out_strides, &outer)) {
-        return false;
-    }
-    plan->group_size = reduced.extent;
-    Dim dims[3];
-    if (inner.extent == 1) {
-        plan->pattern = rt::NormalizePattern::inner;
-        plan->dims = 2;
-        dims[0] = reduced;
-        dims[1] = outer;
-    } else {
-        plan->pattern = rt::NormalizePattern::middle;
-        plan->dims = 3;
-        dims[0] = inner;
-        dims[1] = reduced;
-        dims[2] = outer;
-    }
-    if (dims[0].extent > 1 && (dims[0].in_stride != 1 || dims[0].out_stride != 1)) return false;
-    for (int d = 0; d < plan->dims; d++) {
-        // A dim of one element (or none) may have any stride; the kernels want the innermost 1.
-        const bool single = dims[d].extent <= 1;
-        plan->extent[d] = dims[d].extent;
-        plan->in_stride[d] = single ? (d == 0 ? 1 : 0) : dims[d].in_stride;
-        plan->out_stride[d] = single ? (d == 0 ? 1 : 0) : dims[d].out_stride;
-    }
-    return true;
+bool plan_call(const Call &c, rt::GroupedPlan *plan) {
+    const int64_t *strides[3] = {c.t[0].strides, c.t[1].strides, c.t[2].strides};
+    const bool per_group[3] = {false, false, false};
+    return rt::plan_grouped(c.t[0].shape, c.t[0].rank, c.mask, strides, per_group, c.count, plan);
 }
 
 struct KernelArgs {
@@ -189,95 +113,106 @@ struct Placement {
     Memory memory = Memory::host;
 };
 
-Status run_plan(const Plan &plan, void *in_data, void *out_data, DType dtype,
-                const KernelArgs &args, const Placement &where) {
-    for (int d = 0; d < plan.dims; d++) {
-        const int64_t limit = std::numeric_limits<int32_t>::max();
-        if (plan.extent[d] > limit || std::llabs(plan.in_stride[d]) > limit ||
-            std::llabs(plan.out_stride[d]) > limit) {
-            return Status(ErrorCode::too_large,
-                          "input: a normalization with " + std::to_string(plan.extent[d]) +
-                              " elements along one of its merged dims (stride " +
-                              std::to_string(plan.in_stride[d]) +
-                              ") does not fit the kernels' 32-bit indexing");
-        }
-    }
+Status no_kernel(const rt::GroupedPlan &plan, const Call &c, const Placement &where) {
     const bool gpu = rt::is_gpu(where.backend);
-    const rt::NormalizeKernel *kernel =
-        gpu ? rt::find_gpu_normalize_kernel(plan.pattern, dtype, where.backend)
-            : rt::find_normalize_kernel(plan.pattern, dtype, active_isa());
-    if (kernel == nullptr) {
-        return Status(ErrorCode::unsupported,
-                      std::string("no ") + rt::normalize_pattern_name(plan.pattern) +
-                          " normalization kernel for dtype " + dtype_name(dtype) +
-                          (gpu ? std::string(" on backend ") + backend_name(where.backend)
-                               : std::string(" at isa ") + isa_name(active_isa())) +
-                          " in this build");
+    return Status(ErrorCode::unsupported,
+                  std::string("no ") + rt::grouped_pattern_name(plan.pattern) +
+                      (c.gradient ? " normalization gradient" : " normalization") +
+                      " kernel for dtype " + dtype_name(c.t[0].dtype) +
+                      (gpu ? std::string(" on backend ") + backend_name(where.backend)
+                           : std::string(" at isa ") + isa_name(active_isa())) +
+                      " in this build");
+}
+
+Status run_plan(const rt::GroupedPlan &plan, const Call &c, const KernelArgs &args,
+                const Placement &where) {
+    Status s = rt::check_grouped_indexing(
+        plan, c.count, c.gradient ? "a normalization gradient" : "a normalization");
+    if (!s.ok()) return s;
+    const DType dtype = c.t[0].dtype;
+    const bool gpu = rt::is_gpu(where.backend);
+    const rt::NormalizeKernel *forward = nullptr;
+    const rt::NormalizeBackwardKernel *gradient = nullptr;
+    if (c.gradient) {
+        gradient = rt::find_normalize_backward_kernel(plan.pattern, dtype, active_isa());
+    } else {
+        forward = gpu ? rt::find_gpu_normalize_kernel(plan.pattern, dtype, where.backend)
+                      : rt::find_normalize_kernel(plan.pattern, dtype, active_isa());
     }
+    if (forward == nullptr && gradient == nullptr) return no_kernel(plan, c, where);
     const DType compute =
         dtype_size(dtype) == 2 ? DType::float32 : DType::float64;  // normalize_compute_type
     // p = inf is always scaled: its pass for max|x| is already there, and the reciprocal of a
     // subnormal max|x| overflows.
     const bool scaled = args.p_kind == abi::kNormalizeMaxAbs ||
                         rt::power_sum_range(dtype, compute, args.p, plan.group_size).needs_scan();
+    const char *symbol = forward != nullptr ? forward->symbol : gradient->symbol;
     rt::install_halide_handlers();
-    rt::note_kernel_call(kernel->symbol);
-    rt::BufferView in_buf(in_data, dtype, plan.dims, plan.extent, plan.in_stride);
-    rt::BufferView out_buf(out_data, dtype, plan.dims, plan.extent, plan.out_stride);
-    rt::KernelBuffers buffers(gpu, where.memory, in_buf.get(), out_buf.get());
+    rt::note_kernel_call(symbol);
+    rt::BufferView in_buf(c.t[0].data, dtype, plan.dims, plan.extent, plan.stride[0]);
+    rt::BufferView second(c.t[1].data, dtype, plan.dims, plan.extent, plan.stride[1]);
+    if (gradient != nullptr) {
+        rt::BufferView out_buf(c.t[2].data, dtype, plan.dims, plan.extent, plan.stride[2]);
+        const int code =
+            gradient->fn(in_buf.get(), second.get(), args.p_kind, args.p, args.eps_kind, args.eps,
+                         args.eps_root, scaled ? 1 : 0, out_buf.get());
+        return code == 0 ? Status::Ok() : rt::kernel_failure(symbol, code);
+    }
+    rt::KernelBuffers buffers(gpu, where.memory, in_buf.get(), second.get());
     const Status attached = buffers.attach();
     if (!attached.ok()) return attached;
-    const int code = kernel->fn(in_buf.get(), args.p_kind, args.p, args.eps_kind, args.eps,
-                                args.eps_root, scaled ? 1 : 0, out_buf.get());
-    if (code != 0) return rt::kernel_failure(kernel->symbol, code);
+    const int code = forward->fn(in_buf.get(), args.p_kind, args.p, args.eps_kind, args.eps,
+                                 args.eps_root, scaled ? 1 : 0, second.get());
+    if (code != 0) return rt::kernel_failure(symbol, code);
     return buffers.finish();
 }
 
-// Strides that merge nowhere (reduced axes apart in memory, a strided innermost axis): the
-// input is copied densely with its axes in (outer, reduced, inner) order, normalized there, and
-// the result copied back into the output's order. Host memory only.
-Status run_through_copies(const Tensor &input, const Tensor &output, uint32_t mask,
-                          const KernelArgs &args, Backend backend) {
-    const Grouping g = group_axes(input.rank, mask);
-    std::vector<int> order = g.outer;
-    order.insert(order.end(), g.reduced.begin(), g.reduced.end());
-    order.insert(order.end(), g.inner.begin(), g.inner.end());
-    const size_t bytes = size_t(input.num_elements()) * dtype_size(input.dtype);
-    std::vector<unsigned char> in_copy, out_copy;
-    try {
-        in_copy.resize(bytes);
-        out_copy.resize(bytes);
-    } catch (const std::bad_alloc &) {
-        return Status(ErrorCode::too_large,
-                      "input has " + std::to_string(input.num_elements()) +
-                          " elements: its reordered copies do not fit in memory");
+// Runs a call in place where its strides merge, else (host memory) on dense copies of its
+// tensors with the axes in (outer, normalized, inner) order, the result copied back.
+Status run_call(const Call &c, const KernelArgs &args, const Placement &where) {
+    rt::GroupedPlan plan;
+    if (plan_call(c, &plan)) return run_plan(plan, c, args, where);
+    if (where.memory != Memory::host) {
+        return Status(
+            ErrorCode::unsupported,
+            std::string("input.strides: the normalized axes of this ") + memory_name(where.memory) +
+                " tensor do not lie in one run of memory (or its innermost axis is "
+                "strided); backend " +
+                backend_name(where.backend) + " normalizes such layouts from host memory only");
     }
-    Tensor permuted = input, back = input;
-    for (int k = 0; k < input.rank; k++) {
-        permuted.shape[k] = input.shape[order[size_t(k)]];
-        permuted.strides[k] = input.strides[order[size_t(k)]];
-    }
-    int64_t dense[kMaxRank];
-    rt::dense_kept_strides(permuted.shape, input.rank, 0, dense);
-    rt::copy_to_dense(permuted, in_copy.data());
-    uint32_t permuted_mask = 0;
-    for (int k = 0; k < input.rank; k++) {
-        if ((mask >> order[size_t(k)]) & 1) permuted_mask |= 1u << k;
-    }
-    Tensor dense_in = permuted;
-    dense_in.data = in_copy.data();
-    std::memcpy(dense_in.strides, dense, sizeof(dense));
-    Plan plan;
-    plan_call(dense_in, dense, permuted_mask, &plan);  // dense in this order: always merges
-    Status s = run_plan(plan, in_copy.data(), out_copy.data(), input.dtype, args,
-                        Placement{backend, Memory::host});
+    const bool per_group[3] = {false, false, false};
+    bool written[3] = {false, false, false};
+    written[c.count - 1] = true;
+    return rt::run_on_dense_copies(c.t, per_group, written, c.count, c.mask,
+                                   [&](const Tensor *dense, uint32_t mask) {
+                                       Call d = c;
+                                       for (int i = 0; i < c.count; i++) d.t[i] = dense[i];
+                                       d.mask = mask;
+                                       rt::GroupedPlan dense_plan;
+                                       plan_call(d, &dense_plan);  // dense: always merges
+                                       return run_plan(dense_plan, d, args, where);
+                                   });
+}
+
+// The checks shared by normalize and normalize_backward: the input's dtype, the params, and
+// the written tensor (`output`, named `output_name`): dense, the input's shape and dtype.
+Status validate_call(const Tensor &input, const Tensor &output, const char *output_name,
+                     const NormalizeParams &params, uint32_t *mask) {
+    Status s = rt::validate_tensor(input, "input");
     if (!s.ok()) return s;
-    back.data = out_copy.data();
-    for (int k = 0; k < input.rank; k++) {
-        back.strides[order[size_t(k)]] = dense[k];
+    s = rt::validate_tensor(output, output_name);
+    if (!s.ok()) return s;
+    if (!is_normalize_dtype(input.dtype)) {
+        return Status(ErrorCode::invalid_argument,
+                      std::string("input.dtype = ") + dtype_name(input.dtype) +
+                          " is not normalized: use float32, float64, float16 or bfloat16");
     }
-    rt::copy_to_dense(back, output.data);
-    return Status::Ok();
+    s = validate_params(params, input.rank, mask);
+    if (!s.ok()) return s;
+    rt::Shape shape;
+    shape.rank = input.rank;
+    for (int i = 0; i < input.rank; i++) shape.dim[i] = input.shape[i];
+    return rt::validate_output(input, output, shape, "input", output_name);
 }
 
 }  // namespace
@@ -309,22 +244,8 @@ Status normalize_output_shape(const std::vector<int64_t> &input_shape,
 }
 
 Status normalize(const Tensor &input, const Tensor &output, const NormalizeParams &params) {
-    Status s = rt::validate_tensor(input, "input");
-    if (!s.ok()) return s;
-    s = rt::validate_tensor(output, "output");
-    if (!s.ok()) return s;
-    if (!is_normalize_dtype(input.dtype)) {
-        return Status(ErrorCode::invalid_argument,
-                      std::string("input.dtype = ") + dtype_name(input.dtype) +
-                          " is not normalized: use float32, float64, float16 or bfloat16");
-    }
     uint32_t mask = 0;
-    s = validate_params(params, input.rank, &mask);
-    if (!s.ok()) return s;
-    rt::Shape shape;
-    shape.rank = input.rank;
-    for (int i = 0; i < input.rank; i++) shape.dim[i] = input.shape[i];
-    s = rt::validate_output(input, output, shape);
+    Status s = validate_call(input, output, "output", params, &mask);
     if (!s.ok()) return s;
     Placement where;
     s = rt::choose_backend(input, output, &where.backend);
@@ -332,26 +253,55 @@ Status normalize(const Tensor &input, const Tensor &output, const NormalizeParam
     where.memory = input.memory;
     if (output.num_elements() == 0) return Status::Ok();
 
-    const KernelArgs args = kernel_args(params);
     std::vector<unsigned char> dense_storage;
-    Tensor in;
-    s = rt::host_input_for(where.backend, input, &dense_storage, &in);
+    Call c;
+    s = rt::host_input_for(where.backend, input, &dense_storage, &c.t[0]);
     if (!s.ok()) return s;
-    int64_t out_strides[kMaxRank];
-    rt::dense_kept_strides(in.shape, in.rank, 0, out_strides);
-    Plan plan;
-    if (plan_call(in, out_strides, mask, &plan)) {
-        return run_plan(plan, in.data, output.data, in.dtype, args, where);
+    c.t[1] = output;
+    c.mask = mask;
+    return run_call(c, kernel_args(params), where);
+}
+
+Status normalize_backward(const Tensor &input, const Tensor &output_grad, const Tensor &input_grad,
+                          const NormalizeParams &params) {
+    uint32_t mask = 0;
+    Status s = validate_call(input, input_grad, "input_grad", params, &mask);
+    if (!s.ok()) return s;
+    s = rt::validate_tensor(output_grad, "output_grad");
+    if (!s.ok()) return s;
+    if (output_grad.dtype != input.dtype) {
+        return Status(ErrorCode::dtype_mismatch,
+                      std::string("output_grad.dtype = ") + dtype_name(output_grad.dtype) +
+                          " differs from input.dtype = " + dtype_name(input.dtype));
     }
-    if (where.memory != Memory::host) {
+    if (output_grad.rank != input.rank ||
+        !std::equal(input.shape, input.shape + input.rank, output_grad.shape)) {
         return Status(
-            ErrorCode::unsupported,
-            std::string("input.strides: the normalized axes of this ") + memory_name(where.memory) +
-                " tensor do not lie in one run of memory (or its innermost axis is "
-                "strided); backend " +
-                backend_name(where.backend) + " normalizes such layouts from host memory only");
+            ErrorCode::shape_mismatch,
+            "output_grad.shape = " + rt::format_shape(output_grad.shape, output_grad.rank) +
+                " differs from input.shape = " + rt::format_shape(input.shape, input.rank));
     }
-    return run_through_copies(in, output, mask, args, where.backend);
+    s = rt::check_no_overlap(output_grad, "output_grad", input_grad, "input_grad");
+    if (!s.ok()) return s;
+    for (const Tensor *t : {&input, &output_grad, &input_grad}) {
+        if (t->memory != Memory::host) {
+            return Status(ErrorCode::unsupported,
+                          std::string(t == &input         ? "input"
+                                      : t == &output_grad ? "output_grad"
+                                                          : "input_grad") +
+                              ".memory = " + memory_name(t->memory) +
+                              ": normalize_backward runs on host (CPU) tensors only");
+        }
+    }
+    if (input_grad.num_elements() == 0) return Status::Ok();
+    Call c;
+    c.t[0] = input;
+    c.t[1] = output_grad;
+    c.t[2] = input_grad;
+    c.count = 3;
+    c.gradient = true;
+    c.mask = mask;
+    return run_call(c, kernel_args(params), Placement{});
 }
 
 }  // namespace lpnorm

@@ -7,6 +7,7 @@
 #include "kernel_abi.h"
 #include "lpnorm/lpnorm.h"
 #include "range_repair.h"
+#include "reduce_params.h"
 #include "registry.h"
 #include "settings.h"
 #include "split_reduce.h"
@@ -31,23 +32,19 @@ PChoice classify_p(double p) {
     return {rt::Reducer::sum, abi::kLp};
 }
 
-// The reduced-axes mask and p after applying the empty-axes policy. `identity` is set when
-// the result is a plain copy.
-struct Resolved {
-    uint32_t reduced = 0;
-    double p = 2;
-    bool identity = false;
-};
+}  // namespace
 
-Status resolve(int rank, const ReduceParams &params, Resolved *r) {
+namespace rt {
+
+Status resolve_reduce(int rank, const ReduceParams &params, ResolvedReduce *r) {
     const int policy = int(params.empty_axes);
     if (policy < 0 || policy > int(EmptyAxes::elementwise)) {
         return Status(ErrorCode::invalid_argument,
                       "empty_axes = " + std::to_string(policy) + " is not an EmptyAxes policy");
     }
-    Status s = rt::validate_p(params.p);
+    Status s = validate_p(params.p);
     if (!s.ok()) return s;
-    s = rt::normalize_axes(params.axes, rank, &r->reduced);
+    s = normalize_axes(params.axes, rank, &r->reduced);
     if (!s.ok()) return s;
     r->p = params.p;
     if (params.axes.empty()) {
@@ -60,8 +57,8 @@ Status resolve(int rank, const ReduceParams &params, Resolved *r) {
     return Status::Ok();
 }
 
-rt::Shape output_shape_of(const int64_t *shape, int rank, uint32_t reduced, bool keep_dims) {
-    rt::Shape out;
+Shape reduce_output_shape_of(const int64_t *shape, int rank, uint32_t reduced, bool keep_dims) {
+    Shape out;
     for (int i = 0; i < rank; i++) {
         if (!((reduced >> i) & 1)) {
             out.dim[out.rank++] = shape[i];
@@ -72,18 +69,19 @@ rt::Shape output_shape_of(const int64_t *shape, int rank, uint32_t reduced, bool
     return out;
 }
 
-}  // namespace
+}  // namespace rt
 
 Status reduce_output_shape(const std::vector<int64_t> &input_shape, const ReduceParams &params,
                            std::vector<int64_t> *output_shape) {
     Status s = rt::validate_shape(input_shape);
     if (!s.ok()) return s;
     const int rank = static_cast<int>(input_shape.size());
-    Resolved r;
-    s = resolve(rank, params, &r);
+    rt::ResolvedReduce r;
+    s = rt::resolve_reduce(rank, params, &r);
     if (!s.ok()) return s;
     *output_shape =
-        output_shape_of(input_shape.data(), rank, r.reduced, params.keep_dims).to_vector();
+        rt::reduce_output_shape_of(input_shape.data(), rank, r.reduced, params.keep_dims)
+            .to_vector();
     return Status::Ok();
 }
 
@@ -93,11 +91,12 @@ Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &par
     if (!s.ok()) return s;
     s = rt::validate_tensor(output, "output");
     if (!s.ok()) return s;
-    Resolved r;
-    s = resolve(input.rank, params, &r);
+    rt::ResolvedReduce r;
+    s = rt::resolve_reduce(input.rank, params, &r);
     if (!s.ok()) return s;
-    s = rt::validate_output(input, output,
-                            output_shape_of(input.shape, input.rank, r.reduced, params.keep_dims));
+    s = rt::validate_output(
+        input, output,
+        rt::reduce_output_shape_of(input.shape, input.rank, r.reduced, params.keep_dims));
     if (!s.ok()) return s;
 
     Backend backend = Backend::cpu;

@@ -95,11 +95,11 @@ constexpr int kNumPoolKernels = sizeof(kPoolKernels) / sizeof(kPoolKernels[0]) -
 
 // A null row first, so the table is never empty when no normalization dtype was built.
 const NormalizeKernel kNormalizeKernels[] = {
-    {NormalizePattern::inner, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
+    {GroupedPattern::inner, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
 #define LPNORM_NORMALIZE_KERNEL(pattern, dtype, isa, symbol)                                       \
-    {NormalizePattern::pattern, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
+    {GroupedPattern::pattern, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
 #define LPNORM_GPU_NORMALIZE_KERNEL(pattern, dtype, backend, symbol)                               \
-    {NormalizePattern::pattern, DType::dtype, Isa::auto_detect, symbol, #symbol, Backend::backend},
+    {GroupedPattern::pattern, DType::dtype, Isa::auto_detect, symbol, #symbol, Backend::backend},
 #include "lpnorm_normalize_table.inc"
 #undef LPNORM_NORMALIZE_KERNEL
 #undef LPNORM_GPU_NORMALIZE_KERNEL
@@ -107,16 +107,56 @@ const NormalizeKernel kNormalizeKernels[] = {
 
 constexpr int kNumNormalizeKernels = sizeof(kNormalizeKernels) / sizeof(kNormalizeKernels[0]) - 1;
 
+#define LPNORM_REDUCE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                                 \
+    static_assert(std::is_same_v<decltype(&symbol), ReduceBackwardKernelFn>,                       \
+                  #symbol ": its generated signature is not ReduceBackwardKernelFn");
+#include "lpnorm_reduce_backward_table.inc"
+#undef LPNORM_REDUCE_BACKWARD_KERNEL
+
+// A null row first, so the table is never empty when no gradient dtype was built.
+const ReduceBackwardKernel kReduceBackwardKernels[] = {
+    {GroupedPattern::inner, DType::float32, Isa::auto_detect, nullptr, ""},
+#define LPNORM_REDUCE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                                 \
+    {GroupedPattern::pattern, DType::dtype, Isa::isa, symbol, #symbol},
+#include "lpnorm_reduce_backward_table.inc"
+#undef LPNORM_REDUCE_BACKWARD_KERNEL
+};
+
+constexpr int kNumReduceBackwardKernels =
+    sizeof(kReduceBackwardKernels) / sizeof(kReduceBackwardKernels[0]) - 1;
+
+#define LPNORM_NORMALIZE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                              \
+    static_assert(std::is_same_v<decltype(&symbol), NormalizeBackwardKernelFn>,                    \
+                  #symbol ": its generated signature is not NormalizeBackwardKernelFn");
+#include "lpnorm_normalize_backward_table.inc"
+#undef LPNORM_NORMALIZE_BACKWARD_KERNEL
+
+// A null row first, so the table is never empty when no gradient dtype was built.
+const NormalizeBackwardKernel kNormalizeBackwardKernels[] = {
+    {GroupedPattern::inner, DType::float32, Isa::auto_detect, nullptr, ""},
+#define LPNORM_NORMALIZE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                              \
+    {GroupedPattern::pattern, DType::dtype, Isa::isa, symbol, #symbol},
+#include "lpnorm_normalize_backward_table.inc"
+#undef LPNORM_NORMALIZE_BACKWARD_KERNEL
+};
+
+constexpr int kNumNormalizeBackwardKernels =
+    sizeof(kNormalizeBackwardKernels) / sizeof(kNormalizeBackwardKernels[0]) - 1;
+
 struct Index {
     const ReduceKernel *slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const ReduceKernel *partial_slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *pool_slot[kNumIsas][4][kNumDTypes] = {};
     const PoolKernel *pool_channels_slot[kNumIsas][kNumDTypes] = {};
-    const NormalizeKernel *normalize_slot[kNumIsas][kNumNormalizePatterns][kNumDTypes] = {};
+    const NormalizeKernel *normalize_slot[kNumIsas][kNumGroupedPatterns][kNumDTypes] = {};
+    const ReduceBackwardKernel *reduce_backward_slot[kNumIsas][kNumGroupedPatterns][kNumDTypes] =
+        {};
+    const NormalizeBackwardKernel
+        *normalize_backward_slot[kNumIsas][kNumGroupedPatterns][kNumDTypes] = {};
     bool isa_present[kNumIsas] = {};
     const ReduceKernel *gpu_slot[kNumBackends][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *gpu_pool_slot[kNumBackends][4][kNumDTypes] = {};
-    const NormalizeKernel *gpu_normalize_slot[kNumBackends][kNumNormalizePatterns][kNumDTypes] = {};
+    const NormalizeKernel *gpu_normalize_slot[kNumBackends][kNumGroupedPatterns][kNumDTypes] = {};
     bool backend_present[kNumBackends] = {};
 
     Index() {
@@ -155,6 +195,16 @@ struct Index {
                 continue;
             }
             normalize_slot[int(k.isa)][int(k.pattern)][int(k.dtype)] = &k;
+            isa_present[int(k.isa)] = true;
+        }
+        for (int i = 1; i <= kNumNormalizeBackwardKernels; i++) {
+            const NormalizeBackwardKernel &k = kNormalizeBackwardKernels[i];
+            normalize_backward_slot[int(k.isa)][int(k.pattern)][int(k.dtype)] = &k;
+            isa_present[int(k.isa)] = true;
+        }
+        for (int i = 1; i <= kNumReduceBackwardKernels; i++) {
+            const ReduceBackwardKernel &k = kReduceBackwardKernels[i];
+            reduce_backward_slot[int(k.isa)][int(k.pattern)][int(k.dtype)] = &k;
             isa_present[int(k.isa)] = true;
         }
     }
@@ -220,8 +270,8 @@ const PoolKernel *find_pool_kernel(int spatial, DType dtype, Isa isa, PoolLayout
     return nullptr;
 }
 
-const char *normalize_pattern_name(NormalizePattern pattern) {
-    return pattern == NormalizePattern::inner ? "inner" : "middle";
+const char *grouped_pattern_name(GroupedPattern pattern) {
+    return pattern == GroupedPattern::inner ? "inner" : "middle";
 }
 
 const NormalizeKernel *normalize_kernels(int *count) {
@@ -229,9 +279,41 @@ const NormalizeKernel *normalize_kernels(int *count) {
     return kNormalizeKernels + 1;
 }
 
-const NormalizeKernel *find_normalize_kernel(NormalizePattern pattern, DType dtype, Isa isa) {
+const NormalizeKernel *find_normalize_kernel(GroupedPattern pattern, DType dtype, Isa isa) {
     for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
         if (const NormalizeKernel *k = index().normalize_slot[i][int(pattern)][int(dtype)]) {
+            return k;
+        }
+    }
+    return nullptr;
+}
+
+const ReduceBackwardKernel *reduce_backward_kernels(int *count) {
+    *count = kNumReduceBackwardKernels;
+    return kReduceBackwardKernels + 1;
+}
+
+const ReduceBackwardKernel *find_reduce_backward_kernel(GroupedPattern pattern, DType dtype,
+                                                        Isa isa) {
+    for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
+        if (const ReduceBackwardKernel *k =
+                index().reduce_backward_slot[i][int(pattern)][int(dtype)]) {
+            return k;
+        }
+    }
+    return nullptr;
+}
+
+const NormalizeBackwardKernel *normalize_backward_kernels(int *count) {
+    *count = kNumNormalizeBackwardKernels;
+    return kNormalizeBackwardKernels + 1;
+}
+
+const NormalizeBackwardKernel *find_normalize_backward_kernel(GroupedPattern pattern, DType dtype,
+                                                              Isa isa) {
+    for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
+        if (const NormalizeBackwardKernel *k =
+                index().normalize_backward_slot[i][int(pattern)][int(dtype)]) {
             return k;
         }
     }
@@ -251,7 +333,7 @@ const PoolKernel *find_gpu_pool_kernel(int spatial, DType dtype, Backend backend
     return index().gpu_pool_slot[int(backend)][spatial][int(dtype)];
 }
 
-const NormalizeKernel *find_gpu_normalize_kernel(NormalizePattern pattern, DType dtype,
+const NormalizeKernel *find_gpu_normalize_kernel(GroupedPattern pattern, DType dtype,
                                                  Backend backend) {
     if (int(backend) < 0 || int(backend) >= kNumBackends) return nullptr;
     return index().gpu_normalize_slot[int(backend)][int(pattern)][int(dtype)];

@@ -77,13 +77,14 @@ using NormalizeKernelFn = int (*)(halide_buffer_t *input, int32_t p_kind, double
                                   int32_t eps_kind, double eps, double eps_root, int32_t scaled,
                                   halide_buffer_t *output);
 
-// The normalization patterns (kernel_abi.h): the normalized dim innermost, or between kept ones.
-enum class NormalizePattern : int { inner = 0, middle = 1 };
-constexpr int kNumNormalizePatterns = 2;
-const char *normalize_pattern_name(NormalizePattern pattern);
+// The patterns of the grouped kernels (normalization, reduction gradients; kernel_abi.h): the
+// grouped dim innermost, or between kept ones.
+enum class GroupedPattern : int { inner = 0, middle = 1 };
+constexpr int kNumGroupedPatterns = 2;
+const char *grouped_pattern_name(GroupedPattern pattern);
 
 struct NormalizeKernel {
-    NormalizePattern pattern;
+    GroupedPattern pattern;
     DType dtype;
     Isa isa;  // Isa::auto_detect for GPU kernels
     NormalizeKernelFn fn;
@@ -96,13 +97,52 @@ const NormalizeKernel *normalize_kernels(int *count);
 
 // The kernel for (pattern, dtype) compiled for `isa`, or for the best ISA below it; nullptr
 // when none exists.
-const NormalizeKernel *find_normalize_kernel(NormalizePattern pattern, DType dtype, Isa isa);
+const NormalizeKernel *find_normalize_kernel(GroupedPattern pattern, DType dtype, Isa isa);
+
+using ReduceBackwardKernelFn = int (*)(halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy,
+                                       int32_t p_kind, double p, halide_buffer_t *dx);
+
+struct ReduceBackwardKernel {
+    GroupedPattern pattern;
+    DType dtype;
+    Isa isa;
+    ReduceBackwardKernelFn fn;
+    const char *symbol;
+};
+
+// All compiled reduction gradient kernels (CPU only).
+const ReduceBackwardKernel *reduce_backward_kernels(int *count);
+
+// The kernel for (pattern, dtype) compiled for `isa`, or for the best ISA below it; nullptr
+// when none exists.
+const ReduceBackwardKernel *find_reduce_backward_kernel(GroupedPattern pattern, DType dtype,
+                                                        Isa isa);
+
+using NormalizeBackwardKernelFn = int (*)(halide_buffer_t *x, halide_buffer_t *dy, int32_t p_kind,
+                                          double p, int32_t eps_kind, double eps, double eps_root,
+                                          int32_t scaled, halide_buffer_t *dx);
+
+struct NormalizeBackwardKernel {
+    GroupedPattern pattern;
+    DType dtype;
+    Isa isa;
+    NormalizeBackwardKernelFn fn;
+    const char *symbol;
+};
+
+// All compiled normalization gradient kernels (CPU only).
+const NormalizeBackwardKernel *normalize_backward_kernels(int *count);
+
+// The kernel for (pattern, dtype) compiled for `isa`, or for the best ISA below it; nullptr
+// when none exists.
+const NormalizeBackwardKernel *find_normalize_backward_kernel(GroupedPattern pattern, DType dtype,
+                                                              Isa isa);
 
 // The GPU kernels of `backend` (opencl, cuda): nullptr when not compiled for that combination.
 const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype,
                                            Backend backend);
 const PoolKernel *find_gpu_pool_kernel(int spatial, DType dtype, Backend backend);
-const NormalizeKernel *find_gpu_normalize_kernel(NormalizePattern pattern, DType dtype,
+const NormalizeKernel *find_gpu_normalize_kernel(GroupedPattern pattern, DType dtype,
                                                  Backend backend);
 // True when at least one kernel was compiled for GPU `backend`.
 bool backend_compiled(Backend backend);

@@ -35,7 +35,13 @@ struct Shape {
     std::vector<int64_t> to_vector() const { return std::vector<int64_t>(dim, dim + rank); }
 };
 
-// Output dtype, shape (exactly `expected`), density, and no overlap with the input.
-Status validate_output(const Tensor &input, const Tensor &output, const Shape &expected);
+// Output dtype, shape (exactly `expected`), density, and no overlap with the input; messages
+// name the two as given.
+Status validate_output(const Tensor &input, const Tensor &output, const Shape &expected,
+                       const char *input_name = "input", const char *output_name = "output");
+
+// No byte of `output` lies inside `input`'s span (for cl_mem handles: not the same buffer).
+Status check_no_overlap(const Tensor &input, const char *input_name, const Tensor &output,
+                        const char *output_name);
 
 }  // namespace lpnorm::rt

@@ -7,6 +7,7 @@
 #include "cpu_normalize_schedule.h"
 
 #include "cpu_target.h"
+#include "grouped_tiles.h"
 #include "kernel_abi.h"
 #include "normalize_specializations.h"
 
@@ -29,8 +30,8 @@ void specialize_out(Func out, const NormalizeStages &s, const Expr &parallel,
 
 // (r, k) -> (r, k): each row is one group. A task takes a block of rows; per row, the peak
 // and the sum run over the row with vector accumulators, then the row is scaled.
-void schedule_inner(NormalizeStages s, const NormalizeBuffers &b, const Target &target,
-                    const NormalizeKnobs &knobs) {
+LoopLevel schedule_inner(NormalizeStages s, const NormalizeBuffers &b, const Target &target,
+                         const NormalizeKnobs &knobs, const SpecializeOut &specialize) {
     const Var r = s.vars[0], k = s.vars[1];
     const int lanes = target.natural_vector_size(s.input_type);
     const int sum_lanes = lanes * knobs.vector_multiple;
@@ -40,8 +41,7 @@ void schedule_inner(NormalizeStages s, const NormalizeBuffers &b, const Target &
     Var task("task"), row_in_task("row_in_task");
     out.split(k, task, row_in_task, rows_per_task, TailStrategy::GuardWithIf)
         .vectorize(r, lanes, TailStrategy::GuardWithIf);
-    specialize_out(out, s, b.input_extent[0] * b.input_extent[1] >= knobs.parallel_min_elements,
-                   task);
+    specialize(out, b.input_extent[0] * b.input_extent[1] >= knobs.parallel_min_elements, task);
 
     for (Func f : {s.scale, s.root, s.pair_root, s.inverse}) {
         f.compute_at(out, row_in_task);
@@ -70,26 +70,20 @@ void schedule_inner(NormalizeStages s, const NormalizeBuffers &b, const Target &
     specialize_terms(sum_lanes_f.update(), s, [&](Stage copy) {
         copy.split(lane, vector_in_lanes, lane, lanes).vectorize(lane).unroll(vector_in_lanes);
     });
+    return LoopLevel(out, row_in_task);
 }
 
 // (k0, r, k1) -> (k0, r, k1): groups side by side along k0. A block of groups spans a tile of
 // k0 sized so that the tile's input (tile x r elements) fits tile_kib (the knob's comment has
 // the measurement); per block, the peak and the sum sweep the tile row by row (contiguous runs
 // of k0), vectorised across groups, then the block is scaled.
-void schedule_middle(NormalizeStages s, const NormalizeBuffers &b, const Target &target,
-                     const NormalizeKnobs &knobs) {
+LoopLevel schedule_middle(NormalizeStages s, const NormalizeBuffers &b, const Target &target,
+                          const NormalizeKnobs &knobs, const SpecializeOut &specialize) {
     const Var k0 = s.vars[0], r = s.vars[1], k1 = s.vars[2];
     const int lanes = target.natural_vector_size(s.input_type);
-    const Expr width = b.input_extent[0], depth = max(b.input_extent[1], 1);
-    const Expr width_vectors = (width + lanes - 1) / lanes;
-    // At least min_blocks blocks in all: a [1, 512, 38, 38] slab that fit one block ran on
-    // one thread (0.28 ms against a 0.04 ms copy).
-    const Expr blocks_along_k0 =
-        max(1, (knobs.min_blocks + b.input_extent[2] - 1) / max(b.input_extent[2], 1));
-    const Expr tile_vectors =
-        clamp(min((knobs.tile_kib * 1024 / s.input_type.bytes()) / depth / lanes,
-                  (width_vectors + blocks_along_k0 - 1) / blocks_along_k0),
-              1, width_vectors);
+    const Expr width = b.input_extent[0];
+    const Expr tile_vectors = group_tile_vectors(b.input_extent, lanes, s.input_type.bytes(),
+                                                 knobs.tile_kib, knobs.min_blocks);
     const Expr tile = tile_vectors * lanes;
     Func out = s.out;
     Var tile_k0("tile_k0"), in_tile("in_tile"), block("block");
@@ -97,9 +91,8 @@ void schedule_middle(NormalizeStages s, const NormalizeBuffers &b, const Target 
         .vectorize(in_tile, lanes, TailStrategy::GuardWithIf)
         .reorder(in_tile, r, tile_k0, k1)
         .fuse(tile_k0, k1, block);
-    specialize_out(out, s,
-                   width * b.input_extent[1] * b.input_extent[2] >= knobs.parallel_min_elements,
-                   block);
+    specialize(out, width * b.input_extent[1] * b.input_extent[2] >= knobs.parallel_min_elements,
+               block);
 
     for (Func f : {s.peak, s.scale, s.sum, s.root, s.pair_root, s.inverse}) {
         f.compute_at(out, block).vectorize(k0, lanes, TailStrategy::GuardWithIf);
@@ -108,18 +101,27 @@ void schedule_middle(NormalizeStages s, const NormalizeBuffers &b, const Target 
     s.peak.update().reorder(k0, s.peak_r.x).vectorize(k0, lanes, TailStrategy::GuardWithIf);
     specialize_terms(s.sum.update().reorder(k0, s.sum_r.x), s,
                      [&](Stage copy) { copy.vectorize(k0, lanes, TailStrategy::GuardWithIf); });
+    return LoopLevel(out, block);
 }
 
 }  // namespace
 
+LoopLevel schedule_normalize_loops_cpu(NormalizePattern pattern, const NormalizeStages &stages,
+                                       const NormalizeBuffers &buffers, const Target &target,
+                                       const NormalizeKnobs &knobs,
+                                       const SpecializeOut &specialize) {
+    return pattern == NormalizePattern::inner
+               ? schedule_inner(stages, buffers, target, knobs, specialize)
+               : schedule_middle(stages, buffers, target, knobs, specialize);
+}
+
 void schedule_normalize_cpu(NormalizePattern pattern, const NormalizeStages &stages,
                             const NormalizeBuffers &buffers, const Target &target,
                             const NormalizeKnobs &knobs) {
-    if (pattern == NormalizePattern::inner) {
-        schedule_inner(stages, buffers, target, knobs);
-    } else {
-        schedule_middle(stages, buffers, target, knobs);
-    }
+    schedule_normalize_loops_cpu(pattern, stages, buffers, target, knobs,
+                                 [&](Func out, const Expr &parallel, const VarOrRVar &loop) {
+                                     specialize_out(out, stages, parallel, loop);
+                                 });
 }
 
 }  // namespace lpnorm::sched

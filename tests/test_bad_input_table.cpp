@@ -73,6 +73,10 @@ const std::map<std::string, int> kExpectedRows = {
     {"onnx::lp_normalization", 7},
     {"lpnorm::normalize_output_shape", 16},
     {"lpnorm_normalize_output_shape", 17},
+    {"lpnorm::reduce_backward", 60},
+    {"lpnorm_reduce_backward", 13},
+    {"lpnorm::normalize_backward", 50},
+    {"lpnorm_normalize_backward", 16},
 };
 
 constexpr int64_t kCanary = -0x5A5A5A5A5A5A5A5B;

@@ -72,6 +72,21 @@ Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &par
 Status reduce_output_shape(const std::vector<int64_t> &input_shape, const ReduceParams &params,
                            std::vector<int64_t> *output_shape);
 
+// The gradient of reduce(): input_grad = output_grad * d reduce(input) / d input, as PyTorch's
+// autograd of torch.linalg.vector_norm gives it, from the forward's input and output and the
+// gradient of the output (output and output_grad of reduce_output_shape(), the same params).
+// With s = sgn(x) (0 for 0 and NaN) and t = |x| / y:
+//   p = 1: s dy;  p = 2: (x / y) dy, 0 where y = 0;  other p > 0: s t^(p-1) dy, 0 where y = 0
+//   or x = 0;  p = 0: 0;  p = +-inf: dy shared equally among the elements of the group whose
+//   |x| is y (NaN elements count among them), times s.
+// Empty axes: `identity` gives dy, `elementwise` s dy, `reduce_all` the gradient over every
+// axis. The powers are of t (at most 1 for the y of reduce()), so no step overflows where the
+// norm does not. dtypes float32, float64, float16 and bfloat16, computed in float32 (float64
+// for float64) and rounded once; CPU tensors. input_grad: dense row-major, input's shape and
+// dtype; it must not overlap the other tensors.
+Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &output_grad,
+                       const Tensor &input_grad, const ReduceParams &params);
+
 // ---- Lp pooling ----------------------------------------------------------------------------
 
 // How the padding is chosen (ONNX auto_pad).
@@ -179,6 +194,18 @@ Status normalize(const Tensor &input, const Tensor &output, const NormalizeParam
 Status normalize_output_shape(const std::vector<int64_t> &input_shape,
                               const NormalizeParams &params, std::vector<int64_t> *output_shape);
 
+// The gradient of normalize(): input_grad = output_grad * d normalize(input) / d input, from the
+// forward's input and the gradient of its output (the input's shape), with the same params, as
+// PyTorch's autograd of x / max(norm, eps) and OpenVINO's formulas give it. With y the
+// forward's output, d its denominator and c the sum over the group of output_grad * y:
+//   input_grad = (output_grad - g c) / d,  g = d d / d x = sgn(x) |y|^(p-1) where d follows the
+// norm (p = inf: shared by the elements whose |x| is the max, as reduce_backward), 0 where eps
+// clamps it (norm_max below eps, sum_max below eps). An all-zero group gives 0 with eps_mode
+// none. Overflow-safe as the forward (every factor a ratio of the group's own values). CPU
+// tensors; input_grad dense, not overlapping output_grad.
+Status normalize_backward(const Tensor &input, const Tensor &output_grad, const Tensor &input_grad,
+                          const NormalizeParams &params);
+
 const char *eps_mode_name(EpsMode mode);
 bool parse_eps_mode(const char *name, EpsMode *out);
 
@@ -257,13 +284,13 @@ Status gpu_context(Backend backend, void **context, void **queue);
 // ---- Introspection -----------------------------------------------------------------------
 
 struct VariantInfo {
-    std::string op;       // "reduce", "partial" (partial sums of a split reduction), "pool"
-                          // or "normalize"
+    std::string op;       // "reduce", "partial" (partial sums of a split reduction), "pool",
+                          // "normalize", "reduce_backward" or "normalize_backward"
     std::string pattern;  // reduce: "all", "inner", "outer", "middle", "general";
                           // partial: "all", "general"; pool: "1d", "2d", "2d_channels", "3d";
-                          // normalize: "inner", "middle"
+                          // normalize and the gradients: "inner", "middle"
     std::string reducer;  // reduce: "sum" (p in (0, inf) and p = 0) or "extreme" (p = +-inf);
-                          // pool and normalize: "sum"
+                          // pool, normalize and the gradients: "sum"
     DType dtype;
     Isa isa;               // auto_detect for GPU kernels
     std::string function;  // the Halide function's symbol

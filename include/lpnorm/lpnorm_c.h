@@ -64,6 +64,13 @@ typedef struct lpnorm_tensor {
 int lpnorm_reduce(const lpnorm_tensor *input, const lpnorm_tensor *output, const int64_t *axes,
                   int32_t num_axes, double p, int32_t keep_dims, int32_t empty_axes);
 
+/* The gradient of lpnorm_reduce with the same attributes: input_grad from the forward's input,
+ * its output and output_grad (the gradient of the output); see lpnorm::reduce_backward. */
+int lpnorm_reduce_backward(const lpnorm_tensor *input, const lpnorm_tensor *output,
+                           const lpnorm_tensor *output_grad, const lpnorm_tensor *input_grad,
+                           const int64_t *axes, int32_t num_axes, double p, int32_t keep_dims,
+                           int32_t empty_axes);
+
 /* Writes the output rank and shape (up to 8 values) reduce expects. */
 int lpnorm_reduce_output_shape(int32_t rank, const int64_t *shape, const int64_t *axes,
                                int32_t num_axes, int32_t keep_dims, int32_t empty_axes,
@@ -119,6 +126,12 @@ typedef enum lpnorm_eps_mode {
  * output has the input's shape, dense. */
 int lpnorm_normalize(const lpnorm_tensor *input, const lpnorm_tensor *output, const int64_t *axes,
                      int32_t num_axes, double p, double eps, int32_t eps_mode);
+
+/* The gradient of lpnorm_normalize with the same attributes: input_grad from the input and
+ * output_grad (the gradient of the output); see lpnorm::normalize_backward. */
+int lpnorm_normalize_backward(const lpnorm_tensor *input, const lpnorm_tensor *output_grad,
+                              const lpnorm_tensor *input_grad, const int64_t *axes,
+                              int32_t num_axes, double p, double eps, int32_t eps_mode);
 
 /* Writes the output rank and shape normalize expects (the input's), or the error it reports
  * for the attributes. */

@@ -1,5 +1,6 @@
 // PyTorch torch.nn.functional.lp_pool1d/2d/3d mapped onto lpnorm::pool,
-// torch.linalg.vector_norm mapped onto lpnorm::reduce, and torch.nn.functional.normalize mapped
+// torch.linalg.vector_norm mapped onto lpnorm::reduce (its gradient onto lpnorm::reduce_backward),
+// and torch.nn.functional.normalize mapped
 // onto lpnorm::normalize. Attribute mapping only: the arithmetic is lpnorm's.
 #pragma once
 
@@ -139,6 +140,17 @@ inline std::vector<int64_t> axes_of(const Tensor &input, const std::vector<int64
     return scalar_dim ? std::vector<int64_t>{} : dim;
 }
 
+// linalg.vector_norm's attributes as lpnorm's: an empty dim reduces every dim.
+inline ReduceParams vector_norm_params(const Tensor &input, double ord,
+                                       const std::vector<int64_t> &dim, bool keepdim) {
+    ReduceParams params;
+    params.axes = axes_of(input, dim);
+    params.p = ord;
+    params.keep_dims = keepdim;
+    params.empty_axes = EmptyAxes::reduce_all;
+    return params;
+}
+
 // F.normalize's dims: input.norm(p, dim) reduces every dim for an empty dim list, and a 0-d
 // tensor itself for dim 0 or -1.
 inline std::vector<int64_t> normalize_axes(const Tensor &input, const std::vector<int64_t> &dim) {
@@ -148,6 +160,20 @@ inline std::vector<int64_t> normalize_axes(const Tensor &input, const std::vecto
     std::vector<int64_t> all;
     for (int i = 0; i < input.rank && i < kMaxRank; i++) all.push_back(i);
     return all;
+}
+
+// F.normalize's attributes as lpnorm's (eps_mode norm_max), or torch's refusal of p.
+inline Status normalize_params(const Tensor &input, double p, const std::vector<int64_t> &dim,
+                               double eps, NormalizeParams *params) {
+    if (!(p > 0)) {  // 0, negative, -inf or NaN
+        return invalid("p = " + adapter_text::number(p) +
+                       " is not supported: lpnorm normalizes with p > 0 or inf (normalize)");
+    }
+    params->axes = normalize_axes(input, dim);
+    params->p = p;
+    params->eps = eps;
+    params->eps_mode = EpsMode::norm_max;
+    return Status::Ok();
 }
 
 }  // namespace detail
@@ -194,12 +220,22 @@ inline Status vector_norm(const Tensor &input, const Tensor &output, double ord 
     if (!s.ok()) {
         return s;
     }
-    ReduceParams params;
-    params.axes = detail::axes_of(input, dim);
-    params.p = ord;
-    params.keep_dims = keepdim;
-    params.empty_axes = EmptyAxes::reduce_all;
-    return reduce(input, output, params);
+    return reduce(input, output, detail::vector_norm_params(input, ord, dim, keepdim));
+}
+
+// The gradient of vector_norm: input_grad from the forward's input, its output and output_grad
+// (the gradient of the output, of the output's shape), as torch's autograd of
+// linalg.vector_norm gives it (lpnorm::reduce_backward). The same checks as vector_norm.
+inline Status vector_norm_backward(const Tensor &input, const Tensor &output,
+                                   const Tensor &output_grad, const Tensor &input_grad,
+                                   double ord = 2, const std::vector<int64_t> &dim = {},
+                                   bool keepdim = false) {
+    Status s = detail::check_vector_norm(input, ord, dim);
+    if (!s.ok()) {
+        return s;
+    }
+    return reduce_backward(input, output, output_grad, input_grad,
+                           detail::vector_norm_params(input, ord, dim, keepdim));
 }
 
 // torch.nn.functional.normalize(input, p, dim, eps) without `out`: input / max(||input||_p, eps)
@@ -213,17 +249,19 @@ inline Status vector_norm(const Tensor &input, const Tensor &output, double ord 
 // gives zeros.
 inline Status normalize(const Tensor &input, const Tensor &output, double p = 2.0,
                         const std::vector<int64_t> &dim = {1}, double eps = 1e-12) {
-    if (!(p > 0)) {  // 0, negative, -inf or NaN
-        return detail::invalid(
-            "p = " + adapter_text::number(p) +
-            " is not supported: lpnorm normalizes with p > 0 or inf (normalize)");
-    }
     NormalizeParams params;
-    params.axes = detail::normalize_axes(input, dim);
-    params.p = p;
-    params.eps = eps;
-    params.eps_mode = EpsMode::norm_max;
-    return lpnorm::normalize(input, output, params);
+    Status s = detail::normalize_params(input, p, dim, eps, &params);
+    return s.ok() ? lpnorm::normalize(input, output, params) : s;
+}
+
+// The gradient of normalize: input_grad from the input and output_grad (the input's shape), as
+// torch's autograd of F.normalize gives it (lpnorm::normalize_backward). The same checks.
+inline Status normalize_backward(const Tensor &input, const Tensor &output_grad,
+                                 const Tensor &input_grad, double p = 2.0,
+                                 const std::vector<int64_t> &dim = {1}, double eps = 1e-12) {
+    NormalizeParams params;
+    Status s = detail::normalize_params(input, p, dim, eps, &params);
+    return s.ok() ? lpnorm::normalize_backward(input, output_grad, input_grad, params) : s;
 }
 
 }  // namespace lpnorm::torch

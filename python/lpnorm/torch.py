@@ -5,10 +5,11 @@
 PyTorch's semantics included (signed powers, the rescaled
 overhang of ceil_mode windows; include/lpnorm/torch.h maps them). They are custom ops
 (``torch.ops.lpnorm.*``) with fake implementations, so ``torch.compile(fullgraph=True)`` traces
-them, and with autograd formulas written in PyTorch: ``vector_norm``'s is PyTorch's own norm
-gradient on lpnorm's result; ``lp_pool*d``'s and ``normalize``'s differentiate PyTorch's
-formulas (avg_pool of x^p, then the root; x / max(norm, eps)) recomputed in the backward pass. lpnorm's backward kernels will replace
-them. CPU tensors; the output has the input's dtype.
+them, and with autograd: ``vector_norm``'s and ``normalize``'s gradients are lpnorm's own
+kernels (``torch.ops.lpnorm.vector_norm_backward`` and ``normalize_backward``, PyTorch's
+formulas taken overflow-safe); ``lp_pool*d``'s differentiates PyTorch's formula (avg_pool of
+x^p, then the root) recomputed in the backward pass, until lpnorm's pooling gradient lands. CPU
+tensors; the output has the input's dtype.
 """
 
 from __future__ import annotations
@@ -55,31 +56,22 @@ def _vector_norm_setup(ctx, inputs, output):
 
 
 def _vector_norm_backward(ctx, grad):
-    # PyTorch's gradient of the p-norm (torch.linalg.vector_norm's), with lpnorm's norm as y.
+    # lpnorm's gradient kernels (lpnorm::reduce_backward): PyTorch's formulas, overflow-safe.
     x, y = ctx.saved_tensors
-    p = ctx.ord
-    reduced = _reduced_dims(x.dim(), ctx.dim)
-    if not ctx.keepdim:
-        for d in reduced:
-            y = y.unsqueeze(d)
-            grad = grad.unsqueeze(d)
-    if p == 0:
-        g = torch.zeros_like(x)
-    elif p == 1:
-        g = x.sgn() * grad
-    elif p == 2:
-        g = x * (grad / y).masked_fill(y == 0, 0)
-    elif math.isinf(p):
-        at_extreme = (x.abs() == y).to(x.dtype)
-        count = at_extreme.sum(reduced, keepdim=True) if reduced else at_extreme
-        g = x.sgn() * at_extreme * (grad / count)
-    elif p < 1:
-        g = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0) * grad * y.pow(1 - p)
-    elif p < 2:
-        g = x.sgn() * x.abs().pow(p - 1) * (grad / y.pow(p - 1)).masked_fill(y == 0, 0)
-    else:
-        g = x * x.abs().pow(p - 2) * (grad / y.pow(p - 1)).masked_fill(y == 0, 0)
-    return g, None, None, None
+    return _vector_norm_grad(x, y, grad.contiguous(), ctx.ord, ctx.dim, ctx.keepdim), None, None, None
+
+
+@torch.library.custom_op("lpnorm::vector_norm_backward", mutates_args=())
+def _vector_norm_grad(x: torch.Tensor, y: torch.Tensor, grad: torch.Tensor, ord: float,
+                      dim: List[int], keepdim: bool) -> torch.Tensor:
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _core.torch_vector_norm_backward(x, y, grad, out, ord, dim, keepdim)
+    return out
+
+
+@_vector_norm_grad.register_fake
+def _(x, y, grad, ord, dim, keepdim):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
 _vector_norm.register_autograd(_vector_norm_backward, setup_context=_vector_norm_setup)
@@ -163,13 +155,24 @@ def _normalize_setup(ctx, inputs, output):
 
 
 def _normalize_backward(ctx, grad):
-    # PyTorch's formula for normalize, differentiated by autograd (recomputed here).
+    # lpnorm's gradient kernels (lpnorm::normalize_backward): PyTorch's autograd of
+    # x / max(norm, eps), overflow-safe.
     (x,) = ctx.saved_tensors
     p, dim, eps = ctx.args
-    with torch.enable_grad():
-        leaf = x.detach().requires_grad_()
-        (g,) = torch.autograd.grad(F.normalize(leaf, p, dim, eps), leaf, grad)
-    return g, None, None, None
+    return _normalize_grad(x, grad.contiguous(), p, dim, eps), None, None, None
+
+
+@torch.library.custom_op("lpnorm::normalize_backward", mutates_args=())
+def _normalize_grad(x: torch.Tensor, grad: torch.Tensor, p: float, dim: int,
+                    eps: float) -> torch.Tensor:
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _core.torch_normalize_backward(x, grad, out, p, [dim], eps)
+    return out
+
+
+@_normalize_grad.register_fake
+def _(x, grad, p, dim, eps):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
 _normalize.register_autograd(_normalize_backward, setup_context=_normalize_setup)

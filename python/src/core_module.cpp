@@ -192,6 +192,31 @@ void torch_vector_norm(const InArray &x, const OutArray &out, double ord,
     check(s);
 }
 
+void torch_vector_norm_backward(const InArray &x, const InArray &y, const InArray &grad,
+                                const OutArray &out, double ord, const std::vector<int64_t> &dim,
+                                bool keepdim) {
+    const lpnorm::Tensor in = view_of(x, "input", ""), norm = view_of(y, "output", ""),
+                         dy = view_of(grad, "output_grad", ""), o = view_of(out, "out", "");
+    lpnorm::Status s;
+    {
+        nb::gil_scoped_release unlocked;
+        s = lpnorm::torch::vector_norm_backward(in, norm, dy, o, ord, dim, keepdim);
+    }
+    check(s);
+}
+
+void torch_normalize_backward(const InArray &x, const InArray &grad, const OutArray &out,
+                              double p, const std::vector<int64_t> &dim, double eps) {
+    const lpnorm::Tensor in = view_of(x, "input", ""), dy = view_of(grad, "output_grad", ""),
+                         o = view_of(out, "out", "");
+    lpnorm::Status s;
+    {
+        nb::gil_scoped_release unlocked;
+        s = lpnorm::torch::normalize_backward(in, dy, o, p, dim, eps);
+    }
+    check(s);
+}
+
 void torch_lp_pool(int spatial, const InArray &x, const OutArray &out, double norm_type,
                    const std::vector<int64_t> &kernel_size, const std::vector<int64_t> &stride,
                    bool ceil_mode) {
@@ -273,6 +298,11 @@ NB_MODULE(_core, m) {
           nb::arg("axes"), nb::arg("p"), nb::arg("eps"), nb::arg("eps_mode"));
     m.def("torch_vector_norm", &torch_vector_norm, nb::arg("x"), nb::arg("out").noconvert(),
           nb::arg("ord"), nb::arg("dim"), nb::arg("keepdim"));
+    m.def("torch_vector_norm_backward", &torch_vector_norm_backward, nb::arg("x"), nb::arg("y"),
+          nb::arg("grad"), nb::arg("out").noconvert(), nb::arg("ord"), nb::arg("dim"),
+          nb::arg("keepdim"));
+    m.def("torch_normalize_backward", &torch_normalize_backward, nb::arg("x"), nb::arg("grad"),
+          nb::arg("out").noconvert(), nb::arg("p"), nb::arg("dim"), nb::arg("eps"));
     m.def("torch_lp_pool", &torch_lp_pool, nb::arg("spatial"), nb::arg("x"),
           nb::arg("out").noconvert(), nb::arg("norm_type"), nb::arg("kernel_size"),
           nb::arg("stride"), nb::arg("ceil_mode"));

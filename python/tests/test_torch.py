@@ -65,6 +65,35 @@ def test_vector_norm_matches_torch(ord, dim, keepdim):
     torch.testing.assert_close(xa.grad, xb.grad, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype, rtol", [(torch.float32, 1e-5), (torch.float64, 1e-10)])
+@pytest.mark.parametrize("ord", [2, 1, 3, 0.5, 1.5, 4, 7, math.inf, -math.inf, 0])
+def test_vector_norm_gradient_is_torch_autograd(dtype, rtol, ord):
+    # lpnorm's gradient kernel against PyTorch's autograd, zeros and ties included.
+    x = randn(5, 7, 6, dtype=dtype, seed=8)
+    x[0, 0, :] = 0
+    x[1, 2, 3], x[1, 2, 4] = 10, -10  # a tie of the largest |x|
+    x[2, 1, 0], x[2, 1, 5] = 1e-3, -1e-3
+    for dim, keepdim in [(None, False), (1, False), ((0, 2), True), (-1, False)]:
+        xa = x.clone().requires_grad_()
+        xb = x.clone().requires_grad_()
+        theirs = torch.linalg.vector_norm(xb, ord, dim, keepdim)
+        g = randn(*theirs.shape, dtype=dtype, seed=9)
+        (lt.vector_norm(xa, ord, dim, keepdim) * g).sum().backward()
+        (theirs * g).sum().backward()
+        want = xb.grad if xb.grad is not None else torch.zeros_like(x)  # ord = 0: no gradient
+        scale = want.abs().max().item()
+        torch.testing.assert_close(xa.grad, want, rtol=rtol, atol=rtol * scale)
+
+
+def test_vector_norm_gradient_where_the_powers_overflow():
+    # x^(p-1) and y^(p-1) overflow float64 here; the gradient, 2^(-2/3) each, does not.
+    x = torch.tensor([1e200, -1e200], dtype=torch.float64, requires_grad=True)
+    y = lt.vector_norm(x, 3)
+    y.backward()
+    expected = 2 ** (-2 / 3)
+    torch.testing.assert_close(x.grad, torch.tensor([expected, -expected], dtype=torch.float64))
+
+
 def test_vector_norm_gradcheck():
     x = randn(3, 5, dtype=torch.float64, seed=5).requires_grad_()
     for ord in [2, 3, 1.5, math.inf]:
@@ -148,6 +177,8 @@ def test_torch_compile_fullgraph(backend):
 def test_custom_ops_are_registered():
     assert hasattr(torch.ops.lpnorm, "vector_norm") and hasattr(torch.ops.lpnorm, "lp_pool")
     torch.library.opcheck(torch.ops.lpnorm.vector_norm.default, (randn(3, 4), 2.0, [1], False))
+    torch.library.opcheck(torch.ops.lpnorm.vector_norm_backward.default,
+                          (randn(3, 4), randn(3, seed=1).abs(), randn(3, seed=2), 2.0, [1], False))
     torch.library.opcheck(torch.ops.lpnorm.lp_pool.default, (randn(1, 2, 6, 6), 2, 2.0, [2], [], False))
 
 
@@ -167,6 +198,39 @@ def test_normalize_matches_torch(p, dim):
     torch.testing.assert_close(y32, theirs.float(), rtol=2**-22, atol=0)
 
 
+@pytest.mark.parametrize("dtype, rtol", [(torch.float32, 1e-5), (torch.float64, 1e-10)])
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.5, 2.5, 4.0, math.inf])
+@pytest.mark.parametrize("eps", [1e-12, 2.0])
+def test_normalize_gradient_is_torch_autograd(dtype, rtol, p, eps):
+    # lpnorm's gradient kernel against PyTorch's autograd of F.normalize: zero rows, rows that
+    # eps clamps (eps = 2), ties of max|x|.
+    x = randn(5, 8, 6, dtype=dtype, seed=10)
+    x[1, :, 2] = 0
+    x[2, :, 1] *= 0.05
+    x[3, 2, 3], x[3, 5, 3] = 9, -9
+    for dim in [1, -1, 0]:
+        xa = x.clone().requires_grad_()
+        xb = x.clone().requires_grad_()
+        g = randn(*x.shape, dtype=dtype, seed=11)
+        (lt.normalize(xa, p, dim, eps) * g).sum().backward()
+        (torch.nn.functional.normalize(xb, p, dim, eps) * g).sum().backward()
+        scale = xb.grad.abs().max().item()
+        torch.testing.assert_close(xa.grad, xb.grad, rtol=rtol, atol=rtol * scale)
+
+
+def test_normalize_gradient_where_the_powers_overflow():
+    # Rows of 1e30 in float32: PyTorch's norm overflows (inf), lpnorm's gradient is exact.
+    x = torch.full((2, 4), 1e30, dtype=torch.float32)
+    x[0, 1] = -1e30
+    xa = x.clone().requires_grad_()
+    g = torch.tensor([[1.0, 0, 0, 0], [0, 1.0, 0, 0]])
+    (lt.normalize(xa, 2.0, 1) * g).sum().backward()
+    reference = x.double().requires_grad_()
+    (torch.nn.functional.normalize(reference, 2.0, 1) * g.double()).sum().backward()
+    torch.testing.assert_close(xa.grad.double(), reference.grad, rtol=1e-6, atol=0)
+    assert torch.isfinite(xa.grad).all()
+
+
 def test_normalize_gradcheck_and_zero_rows():
     x = randn(3, 6, dtype=torch.float64, seed=9).requires_grad_()
     for p in [2.0, 1.5, 3.0]:
@@ -175,3 +239,5 @@ def test_normalize_gradcheck_and_zero_rows():
     z = torch.zeros(2, 4, dtype=torch.float16)
     assert torch.equal(lt.normalize(z), z)
     torch.library.opcheck(torch.ops.lpnorm.normalize.default, (randn(3, 4), 2.0, 1, 1e-12))
+    torch.library.opcheck(torch.ops.lpnorm.normalize_backward.default,
+                          (randn(3, 4), randn(3, 4, seed=1), 2.0, 1, 1e-12))

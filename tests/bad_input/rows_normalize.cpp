@@ -182,6 +182,113 @@ void add_cpp_rows(std::vector<Row> *rows) {
                      }});
 }
 
+// lpnorm::normalize_backward: x in the input buffer, dy (read) in the output buffer's second
+// half, dx in its first half.
+void add_gradient_rows(std::vector<Row> *rows) {
+    const std::string e = "lpnorm::normalize_backward";
+    // kShape float32 is 1152 bytes: dy starts past it.
+    auto dy_of = [](Buffers &b, std::vector<int64_t> shape = kShape, DType d = DType::float32) {
+        return Tensor::contiguous(b.out.data() + Buffers::kBytes / 2, d, shape);
+    };
+    auto call = [dy_of](std::function<void(Buffers &, Tensor *, Tensor *, Tensor *)> change) {
+        return [dy_of, change](Buffers &b) {
+            Tensor x = b.x(kShape), dy = dy_of(b), dx = b.y(kShape);
+            change(b, &x, &dy, &dx);
+            return of(normalize_backward(x, dy, dx, normalize_params({3})));
+        };
+    };
+    for (const std::string which : {"input", "output_grad", "input_grad"}) {
+        for (const TensorRule &t : tensor_rules(which)) {
+            rows->push_back(
+                {e, t.site, which + ": " + t.name,
+                 call([t, which](Buffers &b, Tensor *x, Tensor *dy, Tensor *dx) {
+                     Tensor *target = which == "input" ? x : which == "output_grad" ? dy : dx;
+                     *target = t.make(b);
+                 }),
+                 t.code, t.fragments});
+        }
+    }
+    for (const NormalizeRule &r : normalize_rules()) {
+        rows->push_back({e, r.site, r.name,
+                         [r, dy_of](Buffers &b) {
+                             return of(
+                                 normalize_backward(b.x(kShape), dy_of(b), b.y(kShape), r.params));
+                         },
+                         kInvalid, r.fragments});
+    }
+    rows->push_back({e,
+                     "normalize.dtype",
+                     "int32 tensors",
+                     call([](Buffers &b, Tensor *x, Tensor *, Tensor *dx) {
+                         *x = b.x(kShape, DType::int32);
+                         *dx = b.y(kShape, DType::int32);
+                     }),
+                     kInvalid,
+                     {"input.dtype = int32", "float32, float64, float16 or bfloat16"}});
+    rows->push_back({e,
+                     "normalize_backward.grad_dtype",
+                     "float16 output_grad of float32",
+                     call([dy_of](Buffers &b, Tensor *, Tensor *dy, Tensor *) {
+                         *dy = dy_of(b, kShape, DType::float16);
+                     }),
+                     ErrorCode::dtype_mismatch,
+                     {"output_grad.dtype = float16", "input.dtype = float32"}});
+    rows->push_back({e,
+                     "normalize_backward.grad_shape",
+                     "output_grad of another shape",
+                     call([dy_of](Buffers &b, Tensor *, Tensor *dy, Tensor *) {
+                         *dy = dy_of(b, {2, 3, 6});
+                     }),
+                     ErrorCode::shape_mismatch,
+                     {"output_grad.shape = [2, 3, 6]", "input.shape = [2, 3, 6, 8]"}});
+    rows->push_back({e,
+                     "validate.output_dtype",
+                     "float64 input_grad of float32",
+                     call([](Buffers &b, Tensor *, Tensor *, Tensor *dx) {
+                         *dx = b.y(kShape, DType::float64);
+                     }),
+                     ErrorCode::dtype_mismatch,
+                     {"input_grad.dtype = float64", "input.dtype = float32"}});
+    rows->push_back({e,
+                     "validate.output_shape",
+                     "input_grad of another shape",
+                     call([](Buffers &b, Tensor *, Tensor *, Tensor *dx) {
+                         *dx = b.y({2, 3});
+                     }),
+                     ErrorCode::shape_mismatch,
+                     {"input_grad.shape = [2, 3]", "expected [2, 3, 6, 8]"}});
+    rows->push_back({e,
+                     "validate.output_dense",
+                     "strided input_grad",
+                     [dy_of](Buffers &b) {
+                         return of(normalize_backward(
+                             b.x({2, 3}), dy_of(b, {2, 3}),
+                             Tensor::strided(b.out.data(), DType::float32, {2, 3}, {6, 2}),
+                             normalize_params({1})));
+                     },
+                     kInvalid,
+                     {"input_grad.strides = [6, 2]", "shape [2, 3]"}});
+    rows->push_back({e,
+                     "validate.aliasing",
+                     "input_grad over the input",
+                     call([](Buffers &b, Tensor *, Tensor *, Tensor *dx) { *dx = b.x(kShape); }),
+                     ErrorCode::aliasing,
+                     {"input and input_grad", "overlap"}});
+    rows->push_back({e,
+                     "validate.aliasing",
+                     "input_grad over the output_grad",
+                     call([](Buffers &b, Tensor *, Tensor *dy, Tensor *) { *dy = b.y(kShape); }),
+                     ErrorCode::aliasing,
+                     {"output_grad and input_grad", "overlap"}});
+    rows->push_back(
+        {e,
+         "normalize_backward.memory",
+         "a CUDA output_grad",
+         call([](Buffers &, Tensor *, Tensor *dy, Tensor *) { dy->memory = Memory::cuda; }),
+         ErrorCode::unsupported,
+         {"output_grad.memory = cuda", "host (CPU) tensors only"}});
+}
+
 void add_shape_rows(std::vector<Row> *rows) {
     const std::string e = "lpnorm::normalize_output_shape";
     for (const NormalizeRule &r : normalize_rules()) {
@@ -247,6 +354,37 @@ void add_c_rows(std::vector<Row> *rows) {
                      },
                      ErrorCode::null_pointer,
                      {"axes is null", "num_axes = 1"}});
+    const std::string g = "lpnorm_normalize_backward";
+    auto c_gradient = [c_tensor](Buffers &b, const int64_t *axes, int32_t num_axes, double p,
+                                 double eps, int32_t mode, bool null_grad) {
+        const lpnorm_tensor x = c_tensor(b.in.data()),
+                            dy = c_tensor(b.out.data() + Buffers::kBytes / 2),
+                            dx = c_tensor(b.out.data());
+        return of_c(lpnorm_normalize_backward(&x, null_grad ? nullptr : &dy, &dx, axes, num_axes, p,
+                                              eps, mode));
+    };
+    for (const NormalizeRule &r : normalize_rules()) {
+        rows->push_back({g, r.site, r.name,
+                         [r, c_gradient](Buffers &b) {
+                             return c_gradient(b, r.params.axes.data(),
+                                               int32_t(r.params.axes.size()), r.params.p,
+                                               r.params.eps, int32_t(r.params.eps_mode), false);
+                         },
+                         kInvalid, r.fragments});
+    }
+    rows->push_back(
+        {g,
+         "c.reduce_num_axes",
+         "negative num_axes",
+         [c_gradient](Buffers &b) { return c_gradient(b, kAxis3, -1, 2.0, 0, 0, false); },
+         kInvalid,
+         {"num_axes = -1"}});
+    rows->push_back({g,
+                     "c.tensor_null",
+                     "null output_grad",
+                     [c_gradient](Buffers &b) { return c_gradient(b, kAxis3, 1, 2.0, 0, 0, true); },
+                     ErrorCode::null_pointer,
+                     {"output_grad is null"}});
     const std::string q = "lpnorm_normalize_output_shape";
     for (const NormalizeRule &r : normalize_rules()) {
         rows->push_back({q, r.site, r.name,
@@ -361,6 +499,7 @@ void add_onnx_normalization_rows(std::vector<Row> *rows) {
 }  // namespace
 
 void add_normalize_rows(std::vector<Row> *rows) {
+    add_gradient_rows(rows);
     add_cpp_rows(rows);
     add_shape_rows(rows);
     add_c_rows(rows);

@@ -359,6 +359,7 @@ const std::vector<Row> &all_rows() {
         add_onnx_rows(&r);
         add_other_adapter_rows(&r);
         add_normalize_rows(&r);
+        add_reduce_backward_rows(&r);
         return r;
     }();
     return rows;

@@ -27,6 +27,87 @@ bool valid_axes(const std::vector<int64_t> &axes, int rank, std::vector<bool> *g
     return true;
 }
 
+// The request's checks (lpnorm.h's rules); `grouped` marks the normalized axes.
+bool valid_params(const Tensor &input, const NormalizeParams &params, std::vector<bool> *grouped,
+                  std::string *error) {
+    if (!valid_axes(params.axes, input.rank, grouped, error)) return false;
+    if (!(params.p > 0)) {
+        *error = "p must be > 0";
+        return false;
+    }
+    if (!(params.eps >= 0) || std::isinf(params.eps)) {
+        *error = "eps must be finite and >= 0";
+        return false;
+    }
+    if (std::isinf(params.p) &&
+        (params.eps_mode == EpsMode::sum_add || params.eps_mode == EpsMode::sum_max)) {
+        *error = "p = inf with a sum eps mode";
+        return false;
+    }
+    return true;
+}
+
+// The number of elements of each group.
+int64_t group_size_of(const Tensor &input, const std::vector<bool> &grouped) {
+    int64_t n = 1;
+    for (int a = 0; a < input.rank; a++) {
+        if (grouped[size_t(a)]) n *= input.shape[a];
+    }
+    return n;
+}
+
+// Calls visit(offsets, dense) once per group: its elements' offsets in `input` (in elements,
+// from its strides) and their dense row-major indices, in the group's own row-major order.
+template <typename Visit>
+void for_each_group(const Tensor &input, const std::vector<bool> &grouped, Visit visit) {
+    const int rank = input.rank;
+    int64_t groups = 1;
+    for (int a = 0; a < rank; a++) {
+        if (!grouped[size_t(a)]) groups *= input.shape[a];
+    }
+    const int64_t group_size = group_size_of(input, grouped);
+    std::vector<int64_t> offsets(static_cast<size_t>(group_size)),
+        dense_of(static_cast<size_t>(group_size));
+    for (int64_t gi = 0; gi < groups; gi++) {
+        for (int64_t e = 0; e < group_size; e++) {
+            // Logical index: the kept part from gi, the grouped part from e.
+            int64_t g = gi, k = e, offset = 0, dense = 0, dense_stride = 1;
+            for (int a = rank - 1; a >= 0; a--) {
+                int64_t i;
+                if (grouped[size_t(a)]) {
+                    i = k % input.shape[a];
+                    k /= input.shape[a];
+                } else {
+                    i = g % input.shape[a];
+                    g /= input.shape[a];
+                }
+                offset += i * input.strides[a];
+                dense += i * dense_stride;
+                dense_stride *= input.shape[a];
+            }
+            offsets[size_t(e)] = offset;
+            dense_of[size_t(e)] = dense;
+        }
+        visit(offsets, dense_of);
+    }
+}
+
+// The element of `t` at row-major index `dense`, from its own strides.
+long double element_at_index(const Tensor &t, int64_t dense) {
+    int64_t offset = 0;
+    for (int a = t.rank - 1; a >= 0; a--) {
+        offset += (dense % t.shape[a]) * t.strides[a];
+        dense /= t.shape[a];
+    }
+    return load(t.dtype,
+                static_cast<const unsigned char *>(t.data) + offset * int64_t(dtype_size(t.dtype)));
+}
+
+long double element_at(const Tensor &t, int64_t offset) {
+    return load(t.dtype,
+                static_cast<const unsigned char *>(t.data) + offset * int64_t(dtype_size(t.dtype)));
+}
+
 // The group's denominator d (y = x / d) from its elements, per the EpsMode formulas, with the
 // norm taken as m (sum (|x| / m)^p)^(1/p), m = max |x|, so nothing overflows. Returns NaN for a
 // NaN group; `zero` tells an all-zero group.
@@ -83,82 +164,38 @@ Denominator denominator(const std::vector<long double> &g, const NormalizeParams
 
 NormalizeResult normalize(const Tensor &input, const NormalizeParams &params) {
     NormalizeResult result;
-    const int rank = input.rank;
     std::vector<bool> grouped;
-    if (!valid_axes(params.axes, rank, &grouped, &result.error)) return result;
-    if (!(params.p > 0)) {
-        result.error = "p must be > 0";
-        return result;
-    }
-    if (!(params.eps >= 0) || std::isinf(params.eps)) {
-        result.error = "eps must be finite and >= 0";
-        return result;
-    }
-    if (std::isinf(params.p) &&
-        (params.eps_mode == EpsMode::sum_add || params.eps_mode == EpsMode::sum_max)) {
-        result.error = "p = inf with a sum eps mode";
-        return result;
-    }
+    if (!valid_params(input, params, &grouped, &result.error)) return result;
     result.ok = true;
-    const int64_t count = input.num_elements();
-    result.values.resize(size_t(count));
-    // Visit each group: the kept coordinates fixed, the grouped ones running.
-    std::vector<int64_t> kept_shape(static_cast<size_t>(rank)),
-        group_shape(static_cast<size_t>(rank));
-    int64_t groups = 1, group_size = 1;
-    for (int a = 0; a < rank; a++) {
-        kept_shape[size_t(a)] = grouped[size_t(a)] ? 1 : input.shape[a];
-        group_shape[size_t(a)] = grouped[size_t(a)] ? input.shape[a] : 1;
-        groups *= kept_shape[size_t(a)];
-        group_size *= group_shape[size_t(a)];
-    }
-    const size_t esize = dtype_size(input.dtype);
-    auto *base = static_cast<const unsigned char *>(input.data);
-
-    std::vector<long double> values(static_cast<size_t>(group_size));
-    std::vector<int64_t> dense_of(static_cast<size_t>(group_size));
-    for (int64_t gi = 0; gi < groups; gi++) {
-        for (int64_t e = 0; e < group_size; e++) {
-            // Logical index: the kept part from gi, the grouped part from e.
-            int64_t g = gi, k = e, offset = 0, dense = 0, dense_stride = 1;
-            for (int a = rank - 1; a >= 0; a--) {
-                int64_t i;
-                if (grouped[size_t(a)]) {
-                    i = k % input.shape[a];
-                    k /= input.shape[a];
-                } else {
-                    i = g % input.shape[a];
-                    g /= input.shape[a];
-                }
-                offset += i * input.strides[a];
-                dense += i * dense_stride;
-                dense_stride *= input.shape[a];
-            }
-            values[size_t(e)] = load(input.dtype, base + offset * int64_t(esize));
-            dense_of[size_t(e)] = dense;
-        }
-        long double max_log = 0;
-        const Denominator d = denominator(values, params, &max_log);
-        for (int64_t e = 0; e < group_size; e++) {
-            const long double x = values[size_t(e)];
-            long double y;
-            if (d.nan) {
-                y = std::numeric_limits<long double>::quiet_NaN();
-            } else if (d.inf) {
-                y = std::isinf(x) ? std::numeric_limits<long double>::quiet_NaN()
-                                  : std::copysign(0.0L, x);
-            } else if (d.zero) {
-                const bool nan = params.eps_mode != EpsMode::none && params.eps == 0;
-                y = nan ? std::numeric_limits<long double>::quiet_NaN() : x;  // x is +-0
-            } else {
-                y = x / d.d;
-            }
-            NormalizedValue &out = result.values[size_t(dense_of[size_t(e)])];
-            out.value = y;
-            out.terms = group_size;
-            out.max_log = max_log;
-        }
-    }
+    result.values.resize(size_t(input.num_elements()));
+    const int64_t group_size = group_size_of(input, grouped);
+    for_each_group(input, grouped,
+                   [&](const std::vector<int64_t> &offsets, const std::vector<int64_t> &dense_of) {
+                       std::vector<long double> values;
+                       for (int64_t offset : offsets) values.push_back(element_at(input, offset));
+                       long double max_log = 0;
+                       const Denominator d = denominator(values, params, &max_log);
+                       for (int64_t e = 0; e < group_size; e++) {
+                           const long double x = values[size_t(e)];
+                           long double y;
+                           if (d.nan) {
+                               y = std::numeric_limits<long double>::quiet_NaN();
+                           } else if (d.inf) {
+                               y = std::isinf(x) ? std::numeric_limits<long double>::quiet_NaN()
+                                                 : std::copysign(0.0L, x);
+                           } else if (d.zero) {
+                               const bool nan = params.eps_mode != EpsMode::none && params.eps == 0;
+                               y = nan ? std::numeric_limits<long double>::quiet_NaN()
+                                       : x;  // x is +-0
+                           } else {
+                               y = x / d.d;
+                           }
+                           NormalizedValue &out = result.values[size_t(dense_of[size_t(e)])];
+                           out.value = y;
+                           out.terms = group_size;
+                           out.max_log = max_log;
+                       }
+                   });
     return result;
 }
 
@@ -181,14 +218,13 @@ int min_exponent_of(DType d) {
     }
 }
 
-// The spacing of `dtype` values around magnitude v (subnormal spacing below the normal range).
+}  // namespace
+
 long double ulp_at(DType d, long double v) {
     const int e =
         v > 0 ? std::max(int(std::floor(std::log2(v))), min_exponent_of(d)) : min_exponent_of(d);
     return std::ldexp(1.0L, e - mantissa_of(d));
 }
-
-}  // namespace
 
 // y = x * (1 / d), d from the group's sum as in docs/semantics.md ("Error bound, in range"),
 // in the compute type's unit roundoff u (float32 for 16-bit inputs, float64 otherwise):
@@ -238,6 +274,109 @@ bool normalize_matches(DType dtype, const NormalizeParams &params, const Normali
     if (std::isnan(got)) return false;
     if (expected.value == 0) return got == 0;
     return std::fabs(got - expected.value) <= normalize_tolerance(dtype, params, expected);
+}
+
+// The gradient of y = x / d for a finite group, from lpnorm.h's formula: with c = sum dy y and
+// g = sgn(x) |y|^(p-1) (p = inf: sgn(x) / n at the n elements whose |x| is the max) where d
+// follows the norm, dx = (dy - g c) / d. d = n (none, norm_max and sum_max where the norm
+// reaches eps), eps (norm_max below it), eps^(1/p) (sum_max below it), (S + eps)^(1/p)
+// (sum_add, which always follows the sum). An all-zero group gives 0 with eps_mode none, and
+// NaN where d = 0.
+//
+// Tolerance: the kernels compute in float32 for 16-bit dtypes, float64 otherwise (unit
+// roundoff u). d, y and c carry the forward's bound and the sum's gamma(n); g a few roundings
+// (pow: 4u, |p - 1| of y's and |ln|y|| (|p| + |p - 1|) u); the difference then cancels up to
+// its terms' size, so the bound is K u (|dy| + |g c|) / |d| with K = 2n + 24 plus pow's share,
+// and half an ulp of the output.
+NormalizeGradientResult normalize_gradient(const Tensor &input, const Tensor &output_grad,
+                                           const NormalizeParams &params) {
+    NormalizeGradientResult result;
+    std::vector<bool> grouped;
+    if (!valid_params(input, params, &grouped, &result.error)) return result;
+    result.ok = true;
+    result.values.resize(size_t(input.num_elements()));
+    const long double p = params.p;
+    const long double u = std::ldexp(1.0L, dtype_size(input.dtype) == 2 ? -24 : -53);
+    const long double nan = std::numeric_limits<long double>::quiet_NaN();
+    const int64_t group_size = group_size_of(input, grouped);
+    for_each_group(input, grouped,
+                   [&](const std::vector<int64_t> &offsets, const std::vector<int64_t> &dense_of) {
+                       std::vector<long double> x, dy;
+                       for (size_t e = 0; e < offsets.size(); e++) {
+                           x.push_back(element_at(input, offsets[e]));
+                           dy.push_back(element_at_index(output_grad, dense_of[e]));
+                       }
+                       long double max_log = 0;
+                       const Denominator den = denominator(x, params, &max_log);
+                       long double m = 0;
+                       for (long double v : x) m = std::max(m, std::fabs(v));
+                       const long double eps = params.eps, eps_root = std::pow(eps, 1 / p);
+                       long double d = den.d;
+                       bool follows = true;
+                       if (den.zero) {
+                           d = params.eps_mode == EpsMode::norm_max ? eps
+                               : params.eps_mode == EpsMode::none   ? 0
+                                                                    : eps_root;
+                           follows = params.eps_mode == EpsMode::sum_add;
+                       } else if (params.eps_mode == EpsMode::norm_max ||
+                                  params.eps_mode == EpsMode::sum_max) {
+                           NormalizeParams plain = params;
+                           plain.eps_mode = EpsMode::none;
+                           long double ignored = 0;
+                           const long double n = denominator(x, plain, &ignored).d;
+                           follows = n >= (params.eps_mode == EpsMode::norm_max ? eps : eps_root);
+                       }
+                       int64_t ties = 0;
+                       for (long double v : x) ties += std::fabs(v) == m ? 1 : 0;
+                       long double c = 0, c_terms = 0;
+                       for (size_t e = 0; e < x.size(); e++) {
+                           c += dy[e] * (x[e] / d);
+                           c_terms += std::fabs(dy[e] * (x[e] / d));
+                       }
+                       const bool pow_kind = !std::isinf(p) && p != 1 && p != 2 && p != 3;
+                       for (size_t e = 0; e < x.size(); e++) {
+                           NormalizedGradient &out = result.values[size_t(dense_of[e])];
+                           if (den.zero && params.eps_mode == EpsMode::none) {
+                               out.value = 0;
+                               continue;
+                           }
+                           if (d == 0 || den.nan || den.inf) {
+                               out.value = nan;
+                               continue;
+                           }
+                           const long double y = x[e] / d, a = std::fabs(y);
+                           const long double sign = x[e] > 0 ? 1 : x[e] < 0 ? -1 : 0;
+                           long double g;
+                           if (std::isinf(p)) {
+                               g = std::fabs(x[e]) == m ? sign / (long double)ties : 0;
+                           } else if (p == 2) {
+                               g = y;
+                           } else {
+                               g = x[e] == 0 ? 0 : sign * std::pow(a, p - 1);
+                           }
+                           const long double through = follows ? g * c : 0;
+                           out.value = (dy[e] - through) / d;
+                           long double k = 2 * (long double)group_size + 24;
+                           if (pow_kind && a > 0) {
+                               k += 4 + std::fabs(p - 1) +
+                                    std::fabs(std::log(a)) * (std::fabs(p) + std::fabs(p - 1));
+                           }
+                           out.error = k * u * (std::fabs(dy[e]) + std::fabs(g) * c_terms) / d;
+                       }
+                   });
+    return result;
+}
+
+bool normalize_gradient_matches(DType dtype, const NormalizedGradient &expected, long double got) {
+    const long double v = expected.value;
+    if (std::isnan(v)) return std::isnan(got);
+    if (std::isnan(got)) return false;
+    // Beyond the dtype's range (dy / d of a tiny d): the rounding gives inf of v's sign.
+    if (std::isinf(round_to_dtype(dtype, v)) && std::isinf(got) && (got > 0) == (v > 0)) {
+        return true;
+    }
+    const long double tolerance = expected.error + ulp_at(dtype, std::fabs(v) + expected.error) / 2;
+    return std::fabs(got - v) <= tolerance;
 }
 
 }  // namespace lpnorm::ref

@@ -26,6 +26,10 @@ struct NormalizeResult {
 
 NormalizeResult normalize(const Tensor &input, const NormalizeParams &params);
 
+// The spacing of floating `dtype` values around magnitude v (subnormal spacing below the normal
+// range).
+long double ulp_at(DType dtype, long double v);
+
 // The largest |got - value| a correct kernel may return for `expected` in `dtype`, derived in
 // normalize_reference.cpp from docs/semantics.md's bound.
 long double normalize_tolerance(DType dtype, const NormalizeParams &params,
@@ -34,5 +38,26 @@ long double normalize_tolerance(DType dtype, const NormalizeParams &params,
 // True when `got` is `expected` within normalize_tolerance() (NaN for NaN, exact zeros).
 bool normalize_matches(DType dtype, const NormalizeParams &params, const NormalizedValue &expected,
                        long double got);
+
+// One expected element of the normalization gradient and its absolute error bound from the
+// compute type's roundings (before the rounding to the dtype).
+struct NormalizedGradient {
+    long double value = 0;  // the exact dx (NaN where it is NaN)
+    long double error = 0;
+};
+
+struct NormalizeGradientResult {
+    bool ok = false;
+    std::string error;
+    std::vector<NormalizedGradient> values;  // dense row-major over the input's shape
+};
+
+// dx of normalize(input) for the gradient `output_grad` of its output (the input's shape).
+// Finite inputs.
+NormalizeGradientResult normalize_gradient(const Tensor &input, const Tensor &output_grad,
+                                           const NormalizeParams &params);
+
+// True when `got` is `expected` within its error bound and half an ulp of `dtype`.
+bool normalize_gradient_matches(DType dtype, const NormalizedGradient &expected, long double got);
 
 }  // namespace lpnorm::ref

@@ -170,9 +170,6 @@ void store(DType dtype, void *ptr, ld v) {
 
 // ---- Reduction -----------------------------------------------------------------------------
 
-namespace {
-
-// Which input dims are reduced; false when the request is invalid.
 bool reduced_dims(const std::vector<int64_t> &shape, const ReduceParams &params,
                   std::vector<bool> *reduced, std::string *error) {
     const int64_t rank = static_cast<int64_t>(shape.size());
@@ -198,6 +195,8 @@ bool reduced_dims(const std::vector<int64_t> &shape, const ReduceParams &params,
         reduced->assign(shape.size(), true);
     return true;
 }
+
+namespace {
 
 bool elementwise_policy(const ReduceParams &params) {
     return params.axes.empty() && params.empty_axes != EmptyAxes::reduce_all;

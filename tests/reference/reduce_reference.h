@@ -52,6 +52,11 @@ struct Result {
     std::vector<Value> values;   // dense row-major over `shape`
 };
 
+// Which dims of `shape` `params` reduces (the empty-axes policy reduce_all applied), or an
+// error (same rules as lpnorm.h).
+bool reduced_dims(const std::vector<int64_t> &shape, const ReduceParams &params,
+                  std::vector<bool> *reduced, std::string *error);
+
 // The output shape for `input_shape` under `params`, or an error (same rules as lpnorm.h).
 bool output_shape(const std::vector<int64_t> &input_shape, const ReduceParams &params,
                   std::vector<int64_t> *shape, std::string *error);

@@ -1,0 +1,108 @@
+#include "normalize_backward_algorithm.h"
+
+#include "float_math.h"
+#include "kernel_abi.h"
+
+namespace lpnorm::gen {
+
+using namespace Halide;
+using Halide::Internal::make_const;
+using Halide::Internal::make_one;
+using Halide::Internal::make_zero;
+
+// y = x / d, d = n (the norm) or eps where eps clamps it, (S + eps)^(1/p) for sum_add. With
+// g = dd/dx (sgn(x) |y|^(p-1) wherever d follows the norm, p = inf's dy shared by the ties of
+// max|x|, 0 where eps clamps) and c = the sum over the group of dy y:
+//   dx = (dy - g c) / d
+// which is PyTorch's autograd of x / max(n, eps) (clamp_min passes the gradient where n >= eps)
+// and of OpenVINO's (S + eps)^(1/p): every quantity is a ratio of the group's own values, at
+// most 1 in magnitude, so nothing overflows where y does not. In units of hi, as the forward:
+// y = (x hi) / d_hi and 1 / d = hi / d_hi. An all-zero group of the eps mode none (y = 0 by
+// definition) gives dx = 0.
+NormalizeBackwardStages define_normalize_backward(const Func &in, const Func &grad,
+                                                  const std::vector<Var> &vars, int r_dim,
+                                                  const Expr &r_extent, const Type &output_type,
+                                                  const Expr &p_kind, const Expr &p,
+                                                  const Expr &eps_kind, const Expr &eps,
+                                                  const Expr &eps_root, const Expr &scaled) {
+    NormalizeBackwardStages b;
+    b.forward = define_normalize(in, vars, r_dim, r_extent, output_type, p_kind, p, eps_kind, eps,
+                                 eps_root, scaled, true);
+    const NormalizeStages &s = b.forward;
+    const Type c = s.compute_type;
+    const Expr zero = make_zero(c), one = make_one(c);
+    std::vector<Expr> group(s.group.begin(), s.group.end());
+    auto at = [&](const Func &f, const Expr &r) {
+        std::vector<Expr> args(vars.begin(), vars.end());
+        args[r_dim] = r;
+        return cast(c, f(args));
+    };
+    const Expr is_max = p_kind == abi::kNormalizeMaxAbs;
+    const Expr hi = s.scale(group)[1];
+
+    // max|x| by its bits (the forward's peak), and the elements that attain it.
+    auto attains = [&](const Expr &r) {
+        std::vector<Expr> args(vars.begin(), vars.end());
+        args[r_dim] = r;
+        return magnitude_bits(in(args)) == s.peak(group);
+    };
+    b.count = Func("count");
+    b.count_r = RDom(0, select(is_max, r_extent, 0), "count_r");
+    b.count(group) = 0;
+    b.count(group) += select(attains(b.count_r), 1, 0);
+
+    b.factors = Func("factors");
+    const Expr none_zero = s.zero_group && eps_kind == abi::kEpsNone;
+    const Expr ties = b.count(group);
+    const Expr inverse_hi = strict_float(select(none_zero, zero, one / s.denominator));
+    // 1 / d itself where it is a normal number: multiplying by it rounds once, where
+    // (w inverse) hi underflowed (float64 groups of 1e-310 that eps dominates).
+    const Expr reciprocal = strict_float(inverse_hi * hi);
+    const Expr reciprocal_bits = magnitude_bits(reciprocal);
+    const Type rbits = UInt(c.bits());
+    const Expr normal = reciprocal_bits >= make_const(rbits, uint64_t(1) << mantissa_bits(c)) &&
+                        !is_nan_or_inf_bits(reciprocal);
+    b.factors(group) =
+        Tuple(inverse_hi, select(strict_float(s.denominator == s.norm) && !none_zero, one, zero),
+              strict_float(select(ties > 0, one / cast(c, ties), zero)),
+              select(normal, reciprocal, zero), select(normal, one, zero));
+    const Expr inverse = b.factors(group)[0], follows_norm = b.factors(group)[1];
+    const Expr tie_share = b.factors(group)[2];
+    const Expr direct = b.factors(group)[3], use_direct = b.factors(group)[4];
+    auto y_of = [&](const Expr &x) { return strict_float((x * hi) * inverse); };
+
+    b.dot = Func("dot");
+    b.dot_r = RDom(0, r_extent, "dot_r");
+    b.dot(group) = zero;
+    // Not strict: a sum of vector partial sums, rfactor reassociates it.
+    b.dot(group) += at(grad, b.dot_r) * y_of(at(in, b.dot_r));
+
+    const Expr x = at(in, vars[r_dim]), dy = at(grad, vars[r_dim]);
+    const Expr y = y_of(x), m = magnitude(y);
+    const Expr x_zero = magnitude_bits(x) == 0;
+    const Expr sign = select(x_zero || is_nan_bits(x), zero, sign_bit_set(x), -one, one);
+    const Expr e = cast(c, p) - one;
+    const Expr m_nan = is_nan_bits(m), m_inf = is_nan_or_inf_bits(m) && !m_nan;
+    const Expr usable = select(m_nan || m_inf || x_zero, one, m);
+    const Expr power =
+        select(m_nan, m, x_zero, zero, m_inf, select(e < zero, zero, m), pow(usable, e));
+    // One (condition, value) pair per line.
+    // clang-format off
+    const Expr slope = select(
+        p_kind == abi::kL1, sign,
+        p_kind == abi::kL2, y,
+        p_kind == abi::kL3, sign * (m * m),
+        p_kind == abi::kLp, sign * power,
+        sign * select(attains(vars[r_dim]), tie_share, zero));  // p = inf
+    // clang-format on
+    // Where eps clamps d, the norm's branch has no gradient: exactly 0, whatever its slope.
+    const Expr through_norm = select(follows_norm != zero, slope * b.dot(group), zero);
+    const Expr w = strict_float(dy - through_norm);
+    const Expr dx = strict_float(select(use_direct != zero, w * direct, (w * inverse) * hi));
+    b.out = Func("dx");
+    b.out(vars) =
+        output_type.bits() == 16 ? to_output(dx, output_type) : strict_float(cast(output_type, dx));
+    return b;
+}
+
+}  // namespace lpnorm::gen

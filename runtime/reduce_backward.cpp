@@ -1,0 +1,196 @@
+// lpnorm::reduce_backward: validate -> group the axes into the kernels' (k0, r, k1) form ->
+// run, as normalize() does, with y and dy read once per group.
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "gpu.h"
+#include "grouped_layout.h"
+#include "halide_glue.h"
+#include "kernel_abi.h"
+#include "lpnorm/lpnorm.h"
+#include "reduce_params.h"
+#include "registry.h"
+#include "split_limits.h"
+#include "split_reduce.h"
+#include "validate.h"
+
+namespace lpnorm {
+namespace {
+
+// The tensors of a call in plan_grouped's order: x, y, dy, dx.
+enum : int { kX = 0, kY = 1, kDy = 2, kDx = 3, kNumTensors = 4 };
+constexpr bool kPerGroup[kNumTensors] = {false, true, true, false};
+
+bool is_gradient_dtype(DType d) {
+    return d == DType::float32 || d == DType::float64 || d == DType::float16 ||
+           d == DType::bfloat16;
+}
+
+int gradient_kind_of(double p) {
+    if (std::isinf(p)) return abi::kGradExtreme;
+    if (p == 0) return abi::kCount;
+    if (p == 1) return abi::kL1;
+    if (p == 2) return abi::kL2;
+    if (p == 3) return abi::kL3;
+    if (p == std::floor(p) && p <= abi::kMaxChainPower) return abi::kGradInt;
+    return abi::kLp;
+}
+
+// A tensor of the forward's output shape (`name`: "output" or "output_grad") must have x's
+// dtype and exactly that shape; any strides.
+Status check_group_tensor(const Tensor &t, const char *name, const Tensor &input,
+                          const rt::Shape &expected) {
+    if (t.dtype != input.dtype) {
+        return Status(ErrorCode::dtype_mismatch,
+                      std::string(name) + ".dtype = " + dtype_name(t.dtype) +
+                          " differs from input.dtype = " + dtype_name(input.dtype));
+    }
+    if (t.rank != expected.rank ||
+        !std::equal(expected.dim, expected.dim + expected.rank, t.shape)) {
+        return Status(ErrorCode::shape_mismatch,
+                      std::string(name) + ".shape = " + rt::format_shape(t.shape, t.rank) +
+                          " differs from the forward's output shape " +
+                          rt::format_shape(expected.dim, expected.rank));
+    }
+    return Status::Ok();
+}
+
+// `t` (of the forward's output shape) seen with x's rank: extent 1 and stride 0 along the
+// reduced axes, which keep_dims = false drops from t.
+Tensor expand_group_tensor(const Tensor &t, const Tensor &input, uint32_t reduced, bool keep_dims) {
+    Tensor view = t;
+    view.rank = input.rank;
+    int k = 0;
+    for (int a = 0; a < input.rank; a++) {
+        const bool is_reduced = (reduced >> a) & 1;
+        view.shape[a] = is_reduced ? 1 : input.shape[a];
+        view.strides[a] = is_reduced ? 0 : t.strides[k];
+        if (!is_reduced || keep_dims) k++;
+    }
+    return view;
+}
+
+// The four tensors of a call, with x's rank (y and dy expanded).
+struct Call {
+    Tensor t[kNumTensors];
+    uint32_t reduced = 0;
+    int kind = 0;
+    double p = 2;
+};
+
+bool plan_call(const Call &c, rt::GroupedPlan *plan) {
+    const int64_t *strides[kNumTensors];
+    for (int i = 0; i < kNumTensors; i++) strides[i] = c.t[i].strides;
+    return rt::plan_grouped(c.t[kX].shape, c.t[kX].rank, c.reduced, strides, kPerGroup, kNumTensors,
+                            plan);
+}
+
+Status run_plan(const rt::GroupedPlan &plan, const Call &c) {
+    Status s = rt::check_grouped_indexing(plan, kNumTensors, "a reduction gradient");
+    if (!s.ok()) return s;
+    const DType dtype = c.t[kX].dtype;
+    const rt::ReduceBackwardKernel *kernel =
+        rt::find_reduce_backward_kernel(plan.pattern, dtype, active_isa());
+    if (kernel == nullptr) {
+        return Status(ErrorCode::unsupported,
+                      std::string("no ") + rt::grouped_pattern_name(plan.pattern) +
+                          " reduction gradient kernel for dtype " + dtype_name(dtype) + " at isa " +
+                          isa_name(active_isa()) + " in this build");
+    }
+    rt::install_halide_handlers();
+    rt::note_kernel_call(kernel->symbol);
+    int64_t extents[kNumTensors][3];
+    for (int i = 0; i < kNumTensors; i++) plan.extents_of(i, extents[i]);
+    rt::BufferView x(c.t[kX].data, dtype, plan.dims, extents[kX], plan.stride[kX]);
+    rt::BufferView y(c.t[kY].data, dtype, plan.dims, extents[kY], plan.stride[kY]);
+    rt::BufferView dy(c.t[kDy].data, dtype, plan.dims, extents[kDy], plan.stride[kDy]);
+    rt::BufferView dx(c.t[kDx].data, dtype, plan.dims, extents[kDx], plan.stride[kDx]);
+    const int code = kernel->fn(x.get(), y.get(), dy.get(), c.kind, c.p, dx.get());
+    if (code != 0) return rt::kernel_failure(kernel->symbol, code);
+    return Status::Ok();
+}
+
+}  // namespace
+
+Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &output_grad,
+                       const Tensor &input_grad, const ReduceParams &params) {
+    const Tensor *tensors[] = {&input, &output, &output_grad, &input_grad};
+    const char *names[] = {"input", "output", "output_grad", "input_grad"};
+    for (int i = 0; i < kNumTensors; i++) {
+        Status s = rt::validate_tensor(*tensors[i], names[i]);
+        if (!s.ok()) return s;
+        if (tensors[i]->memory != Memory::host) {
+            return Status(ErrorCode::unsupported,
+                          std::string(names[i]) + ".memory = " + memory_name(tensors[i]->memory) +
+                              ": reduce_backward runs on host (CPU) tensors only");
+        }
+    }
+    if (!is_gradient_dtype(input.dtype)) {
+        return Status(ErrorCode::invalid_argument,
+                      std::string("input.dtype = ") + dtype_name(input.dtype) +
+                          " has no gradient: use float32, float64, float16 or bfloat16");
+    }
+    rt::ResolvedReduce r;
+    Status s = rt::resolve_reduce(input.rank, params, &r);
+    if (!s.ok()) return s;
+    const rt::Shape forward_shape =
+        rt::reduce_output_shape_of(input.shape, input.rank, r.reduced, params.keep_dims);
+    s = check_group_tensor(output, "output", input, forward_shape);
+    if (!s.ok()) return s;
+    s = check_group_tensor(output_grad, "output_grad", input, forward_shape);
+    if (!s.ok()) return s;
+    rt::Shape input_shape;
+    input_shape.rank = input.rank;
+    for (int i = 0; i < input.rank; i++) input_shape.dim[i] = input.shape[i];
+    s = rt::validate_output(input, input_grad, input_shape, "input", "input_grad");
+    if (!s.ok()) return s;
+    s = rt::check_no_overlap(output, "output", input_grad, "input_grad");
+    if (!s.ok()) return s;
+    s = rt::check_no_overlap(output_grad, "output_grad", input_grad, "input_grad");
+    if (!s.ok()) return s;
+
+    if (input_grad.num_elements() == 0) return Status::Ok();
+    if (r.identity) {  // y = x
+        rt::copy_to_dense(output_grad, input_grad.data);
+        return Status::Ok();
+    }
+    if (r.p == 0) {  // y counts the non-zero elements: piecewise constant
+        std::memset(input_grad.data, 0,
+                    size_t(input_grad.num_elements()) * dtype_size(input_grad.dtype));
+        return Status::Ok();
+    }
+    Call c;
+    c.t[kX] = input;
+    c.t[kY] = expand_group_tensor(output, input, r.reduced, params.keep_dims);
+    c.t[kDy] = expand_group_tensor(output_grad, input, r.reduced, params.keep_dims);
+    c.t[kDx] = input_grad;
+    c.reduced = r.reduced;
+    c.kind = gradient_kind_of(r.p);
+    c.p = r.p;
+    // plan_grouped reads every tensor with x's shape; the per-group ones have stride 0 along
+    // the reduced axes, so their extent there does not matter.
+    for (int i : {kY, kDy}) {
+        for (int a = 0; a < input.rank; a++) c.t[i].shape[a] = input.shape[a];
+    }
+    rt::GroupedPlan plan;
+    if (plan_call(c, &plan)) return run_plan(plan, c);
+    // Strides that merge nowhere: dense copies, the per-group tensors at their own shape (1
+    // along the reduced axes).
+    c.t[kY] = expand_group_tensor(output, input, r.reduced, params.keep_dims);
+    c.t[kDy] = expand_group_tensor(output_grad, input, r.reduced, params.keep_dims);
+    constexpr bool kWritten[kNumTensors] = {false, false, false, true};
+    return rt::run_on_dense_copies(c.t, kPerGroup, kWritten, kNumTensors, c.reduced,
+                                   [&](const Tensor *dense, uint32_t mask) {
+                                       Call d = c;
+                                       for (int i = 0; i < kNumTensors; i++) d.t[i] = dense[i];
+                                       d.reduced = mask;
+                                       rt::GroupedPlan dense_plan;
+                                       plan_call(d, &dense_plan);  // dense: always merges
+                                       return run_plan(dense_plan, d);
+                                   });
+}
+
+}  // namespace lpnorm
