@@ -84,10 +84,13 @@ vector_loops() {
 }
 
 # Every kernel of the registry tables (its function name is its object's name): TABLE_INC and
-# the normalization table beside it.
+# the tables beside it (normalization, gradients).
 tables=("$table")
-normalize_table="$(dirname "$table")/lpnorm_normalize_table.inc"
-[ -f "$normalize_table" ] && tables+=("$normalize_table")
+for other in "$(dirname "$table")"/lpnorm_*_table.inc; do
+    if [ -f "$other" ] && [ "$other" != "$table" ]; then
+        tables+=("$other")
+    fi
+done
 symbols="$(cat "${tables[@]}" | grep -oE '_KERNEL\(.*\)' | sed -E 's/.*, *([A-Za-z0-9_]+)\)$/\1/' | sort -u)"
 for name in $symbols; do
     obj="$kernels_dir/$name.o"
@@ -116,6 +119,7 @@ defined="$("$nm" --defined-only -g "$archive" 2>/dev/null | awk 'NF == 3 {print 
 wanted="$symbols"
 if [ "$mode" != kernels-only ]; then
     wanted="$wanted"$'\n'"lpnorm_reduce"$'\n'"lpnorm_pool"$'\n'"lpnorm_normalize"$'\n'"lpnorm_last_error"
+    wanted="$wanted"$'\n'"lpnorm_reduce_backward"$'\n'"lpnorm_normalize_backward"
 fi
 missing="$(comm -23 <(sort -u <<<"$wanted") <(echo "$defined"))"
 [ -z "$missing" ] || fail "$(basename "$archive") lacks: $(echo $missing)"
