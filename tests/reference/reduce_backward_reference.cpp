@@ -12,7 +12,8 @@ namespace {
 long double element(const Tensor &t, const std::vector<int64_t> &index) {
     int64_t offset = 0;
     for (int a = 0; a < t.rank; a++) offset += index[size_t(a)] * t.strides[a];
-    return load(t.dtype, static_cast<const unsigned char *>(t.data) + offset * dtype_size(t.dtype));
+    return load(t.dtype,
+                static_cast<const unsigned char *>(t.data) + offset * int64_t(dtype_size(t.dtype)));
 }
 
 // sgn as PyTorch takes it: 0 for 0 and NaN.
