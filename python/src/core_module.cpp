@@ -205,8 +205,8 @@ void torch_vector_norm_backward(const InArray &x, const InArray &y, const InArra
     check(s);
 }
 
-void torch_normalize_backward(const InArray &x, const InArray &grad, const OutArray &out,
-                              double p, const std::vector<int64_t> &dim, double eps) {
+void torch_normalize_backward(const InArray &x, const InArray &grad, const OutArray &out, double p,
+                              const std::vector<int64_t> &dim, double eps) {
     const lpnorm::Tensor in = view_of(x, "input", ""), dy = view_of(grad, "output_grad", ""),
                          o = view_of(out, "out", "");
     lpnorm::Status s;
