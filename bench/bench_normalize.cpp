@@ -156,6 +156,17 @@ void bench_normalize(benchmark::State &st, const NormalizeCase *c, Elem elem, do
     time_against_copy(st, run, in, out.data(), bytes, threads);
 }
 
+// `n` ones of `elem` at `data`: the gradient dy the gradient benchmarks feed.
+void fill_ones(void *data, size_t n, Elem elem) {
+    for (size_t i = 0; i < n; i++) {
+        if (elem == Elem::f32) {
+            static_cast<float *>(data)[i] = 1.0f;
+        } else {
+            static_cast<uint16_t *>(data)[i] = 0x3C00;  // float16 1
+        }
+    }
+}
+
 // dx of y = ||x||_p over the case's axis, from x, y (computed once, untimed) and dy = 1.
 void bench_reduce_backward(benchmark::State &st, const NormalizeCase *c, Elem elem, double p,
                            int threads) {
@@ -177,13 +188,7 @@ void bench_reduce_backward(benchmark::State &st, const NormalizeCase *c, Elem el
     const lpnorm::Tensor dy = lpnorm::Tensor::contiguous(grad.data(), dtype, group_shape);
     const lpnorm::Tensor dx = lpnorm::Tensor::contiguous(out.data(), dtype, c->shape);
     lpnorm::Status s = lpnorm::reduce(x, y, params);
-    for (size_t i = 0; i < group_bytes / elem_size(elem); i++) {
-        if (elem == Elem::f32) {
-            static_cast<float *>(grad.data())[i] = 1.0f;
-        } else {
-            static_cast<uint16_t *>(grad.data())[i] = 0x3C00;  // float16 1
-        }
-    }
+    fill_ones(grad.data(), group_bytes / elem_size(elem), elem);
     if (s.ok()) s = lpnorm::reduce_backward(x, y, dy, dx, params);  // warm-up and error check
     if (!s.ok()) return st.SkipWithError(s.message().c_str());
     st.SetLabel(std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()));
@@ -200,13 +205,7 @@ void bench_normalize_backward(benchmark::State &st, const NormalizeCase *c, Elem
     const void *in = cached_input(c->shape.data(), int(c->shape.size()), elem);
     const size_t bytes = size_t(count) * elem_size(elem);
     Buffer out(bytes), grad(bytes);
-    for (int64_t i = 0; i < count; i++) {
-        if (elem == Elem::f32) {
-            static_cast<float *>(grad.data())[i] = 1.0f;
-        } else {
-            static_cast<uint16_t *>(grad.data())[i] = 0x3C00;  // float16 1
-        }
-    }
+    fill_ones(grad.data(), size_t(count), elem);
     lpnorm::NormalizeParams params;
     params.axes = {c->axis};
     params.p = p;

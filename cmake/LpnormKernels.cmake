@@ -299,33 +299,40 @@ function(lpnorm_add_normalize_kernels objects_var table_var)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()
 
-# Reduction gradients: one kernel per pattern (the normalization patterns) for each floating
-# dtype in LPNORM_DTYPES, for the CPU ISAs (their schedules are CPU only).
+# Gradients: one kernel per grouped pattern (the normalization patterns) and floating dtype, for
+# the CPU ISAs (their schedules are CPU only). The reduction's have knobs of their own, the
+# normalization's share the normalization kernels' knobs and dtypes.
 set(LPNORM_REDUCE_BACKWARD_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_REDUCE_BACKWARD_KNOBS "" CACHE STRING
     "Schedule knob overrides for reduction gradient kernels")
 
-# lpnorm_add_reduce_backward_kernels(<objects-var> <table-var>)
-# Adds a build step per reduction gradient variant of LPNORM_ISAS; returns the object files
-# and the registry rows (lpnorm_reduce_backward_table.inc).
-function(lpnorm_add_reduce_backward_kernels objects_var table_var)
+# _lpnorm_add_gradient_kernels(<objects-var> <table-var> <op> <ROW> <dtypes> <knob-unit>
+#                              <knob-overrides> <typed-input>...)
+# A build step per gradient variant of op <op> (reduce_backward, normalize_backward) for the
+# ISAs of LPNORM_ISAS and the dtypes in <dtypes>; <typed-input>s are the generator's buffer
+# inputs besides `input`, each of the kernel's dtype. Returns the object files and the
+# registry rows <ROW>(pattern, dtype, isa, symbol).
+function(_lpnorm_add_gradient_kernels objects_var table_var op row dtypes knob_unit overrides)
     set(objects "")
     set(table "")
     foreach (isa IN LISTS LPNORM_ISAS)
         foreach (pattern IN LISTS LPNORM_NORMALIZE_PATTERNS)
             foreach (dtype IN LISTS LPNORM_DTYPES)
                 _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
-                if (NOT dtype IN_LIST LPNORM_REDUCE_BACKWARD_DTYPES OR NOT wanted)
+                if (NOT dtype IN_LIST dtypes OR NOT wanted)
                     continue()
                 endif ()
-                set(name "lpnorm_reduce_backward_${pattern}_${dtype}_${isa}")
-                _lpnorm_tuned_knobs(knobs "reduce_backward_${pattern}" "${isa}" "${dtype}"
-                                    "${LPNORM_REDUCE_BACKWARD_KNOBS}")
+                set(name "lpnorm_${op}_${pattern}_${dtype}_${isa}")
+                _lpnorm_tuned_knobs(knobs "${knob_unit}_${pattern}" "${isa}" "${dtype}"
+                                    "${overrides}")
+                set(typed "")
+                foreach (input IN LISTS ARGN)
+                    list(APPEND typed "${input}.type=${dtype}")
+                endforeach ()
                 _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
-                                        "reduce_backward_${pattern}" "y.type=${dtype}"
-                                        "dy.type=${dtype}" ${knobs})
+                                        "${op}_${pattern}" ${typed} ${knobs})
                 list(APPEND objects "${object}")
-                string(APPEND table "LPNORM_REDUCE_BACKWARD_KERNEL(${pattern}, ${dtype}, ${isa}, ${name})\n")
+                string(APPEND table "${row}(${pattern}, ${dtype}, ${isa}, ${name})\n")
             endforeach ()
         endforeach ()
     endforeach ()
@@ -333,30 +340,23 @@ function(lpnorm_add_reduce_backward_kernels objects_var table_var)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()
 
-# Normalization gradients: one kernel per pattern for each normalization dtype, for the CPU ISAs
-# (CPU schedules only), with the normalization kernels' knobs and params.
+# lpnorm_add_reduce_backward_kernels(<objects-var> <table-var>)
+# The reduction gradients' build steps and registry rows (lpnorm_reduce_backward_table.inc).
+function(lpnorm_add_reduce_backward_kernels objects_var table_var)
+    _lpnorm_add_gradient_kernels(objects table reduce_backward LPNORM_REDUCE_BACKWARD_KERNEL
+                                 "${LPNORM_REDUCE_BACKWARD_DTYPES}" reduce_backward
+                                 "${LPNORM_REDUCE_BACKWARD_KNOBS}" y dy)
+    set(${objects_var} "${objects}" PARENT_SCOPE)
+    set(${table_var} "${table}" PARENT_SCOPE)
+endfunction()
+
 # lpnorm_add_normalize_backward_kernels(<objects-var> <table-var>)
+# The normalization gradients' build steps and registry rows
+# (lpnorm_normalize_backward_table.inc).
 function(lpnorm_add_normalize_backward_kernels objects_var table_var)
-    set(objects "")
-    set(table "")
-    foreach (isa IN LISTS LPNORM_ISAS)
-        foreach (pattern IN LISTS LPNORM_NORMALIZE_PATTERNS)
-            foreach (dtype IN LISTS LPNORM_DTYPES)
-                _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
-                if (NOT dtype IN_LIST LPNORM_NORMALIZE_DTYPES OR NOT wanted)
-                    continue()
-                endif ()
-                set(name "lpnorm_normalize_backward_${pattern}_${dtype}_${isa}")
-                _lpnorm_tuned_knobs(knobs "normalize_${pattern}" "${isa}" "${dtype}"
-                                    "${LPNORM_NORMALIZE_KNOBS}")
-                _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
-                                        "normalize_backward_${pattern}" "dy.type=${dtype}"
-                                        ${knobs})
-                list(APPEND objects "${object}")
-                string(APPEND table "LPNORM_NORMALIZE_BACKWARD_KERNEL(${pattern}, ${dtype}, ${isa}, ${name})\n")
-            endforeach ()
-        endforeach ()
-    endforeach ()
+    _lpnorm_add_gradient_kernels(objects table normalize_backward
+                                 LPNORM_NORMALIZE_BACKWARD_KERNEL "${LPNORM_NORMALIZE_DTYPES}"
+                                 normalize "${LPNORM_NORMALIZE_KNOBS}" dy)
     set(${objects_var} "${objects}" PARENT_SCOPE)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()

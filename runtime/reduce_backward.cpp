@@ -2,7 +2,6 @@
 // run, as normalize() does, with y and dy read once per group.
 #include <cmath>
 #include <cstring>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -14,7 +13,6 @@
 #include "reduce_params.h"
 #include "registry.h"
 #include "split_limits.h"
-#include "split_reduce.h"
 #include "validate.h"
 
 namespace lpnorm {
@@ -170,17 +168,11 @@ Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &
     c.reduced = r.reduced;
     c.kind = gradient_kind_of(r.p);
     c.p = r.p;
-    // plan_grouped reads every tensor with x's shape; the per-group ones have stride 0 along
-    // the reduced axes, so their extent there does not matter.
-    for (int i : {kY, kDy}) {
-        for (int a = 0; a < input.rank; a++) c.t[i].shape[a] = input.shape[a];
-    }
+    // Planned with x's shape; y and dy have stride 0 along the reduced axes.
     rt::GroupedPlan plan;
     if (plan_call(c, &plan)) return run_plan(plan, c);
-    // Strides that merge nowhere: dense copies, the per-group tensors at their own shape (1
-    // along the reduced axes).
-    c.t[kY] = expand_group_tensor(output, input, r.reduced, params.keep_dims);
-    c.t[kDy] = expand_group_tensor(output_grad, input, r.reduced, params.keep_dims);
+    // Strides that merge nowhere: dense copies (y and dy copied at their own shape, 1 along the
+    // reduced axes).
     constexpr bool kWritten[kNumTensors] = {false, false, false, true};
     return rt::run_on_dense_copies(c.t, kPerGroup, kWritten, kNumTensors, c.reduced,
                                    [&](const Tensor *dense, uint32_t mask) {
