@@ -279,13 +279,18 @@ const NormalizeKernel *normalize_kernels(int *count) {
     return kNormalizeKernels + 1;
 }
 
-const NormalizeKernel *find_normalize_kernel(GroupedPattern pattern, DType dtype, Isa isa) {
+// The grouped kernel of `slots` for (pattern, dtype) at `isa`, or at the best ISA below it.
+template <typename Kernel>
+const Kernel *find_grouped(const Kernel *const (&slots)[kNumIsas][kNumGroupedPatterns][kNumDTypes],
+                           GroupedPattern pattern, DType dtype, Isa isa) {
     for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
-        if (const NormalizeKernel *k = index().normalize_slot[i][int(pattern)][int(dtype)]) {
-            return k;
-        }
+        if (const Kernel *k = slots[i][int(pattern)][int(dtype)]) return k;
     }
     return nullptr;
+}
+
+const NormalizeKernel *find_normalize_kernel(GroupedPattern pattern, DType dtype, Isa isa) {
+    return find_grouped(index().normalize_slot, pattern, dtype, isa);
 }
 
 const ReduceBackwardKernel *reduce_backward_kernels(int *count) {
@@ -295,13 +300,7 @@ const ReduceBackwardKernel *reduce_backward_kernels(int *count) {
 
 const ReduceBackwardKernel *find_reduce_backward_kernel(GroupedPattern pattern, DType dtype,
                                                         Isa isa) {
-    for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
-        if (const ReduceBackwardKernel *k =
-                index().reduce_backward_slot[i][int(pattern)][int(dtype)]) {
-            return k;
-        }
-    }
-    return nullptr;
+    return find_grouped(index().reduce_backward_slot, pattern, dtype, isa);
 }
 
 const NormalizeBackwardKernel *normalize_backward_kernels(int *count) {
@@ -311,13 +310,7 @@ const NormalizeBackwardKernel *normalize_backward_kernels(int *count) {
 
 const NormalizeBackwardKernel *find_normalize_backward_kernel(GroupedPattern pattern, DType dtype,
                                                               Isa isa) {
-    for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
-        if (const NormalizeBackwardKernel *k =
-                index().normalize_backward_slot[i][int(pattern)][int(dtype)]) {
-            return k;
-        }
-    }
-    return nullptr;
+    return find_grouped(index().normalize_backward_slot, pattern, dtype, isa);
 }
 
 const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype,

@@ -102,13 +102,17 @@ const NormalizeKernel *find_normalize_kernel(GroupedPattern pattern, DType dtype
 using ReduceBackwardKernelFn = int (*)(halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy,
                                        int32_t p_kind, double p, halide_buffer_t *dx);
 
-struct ReduceBackwardKernel {
+// A gradient kernel (CPU only): its grouped pattern, dtype, ISA, entry point and symbol.
+template <typename Fn>
+struct GradientKernel {
     GroupedPattern pattern;
     DType dtype;
     Isa isa;
-    ReduceBackwardKernelFn fn;
+    Fn fn;
     const char *symbol;
 };
+
+using ReduceBackwardKernel = GradientKernel<ReduceBackwardKernelFn>;
 
 // All compiled reduction gradient kernels (CPU only).
 const ReduceBackwardKernel *reduce_backward_kernels(int *count);
@@ -122,13 +126,7 @@ using NormalizeBackwardKernelFn = int (*)(halide_buffer_t *x, halide_buffer_t *d
                                           double p, int32_t eps_kind, double eps, double eps_root,
                                           int32_t scaled, halide_buffer_t *dx);
 
-struct NormalizeBackwardKernel {
-    GroupedPattern pattern;
-    DType dtype;
-    Isa isa;
-    NormalizeBackwardKernelFn fn;
-    const char *symbol;
-};
+using NormalizeBackwardKernel = GradientKernel<NormalizeBackwardKernelFn>;
 
 // All compiled normalization gradient kernels (CPU only).
 const NormalizeBackwardKernel *normalize_backward_kernels(int *count);
