@@ -116,4 +116,14 @@ uint16_t float_to_half(float f) {
     return sign | static_cast<uint16_t>(r);
 }
 
+void fill_ones(void *data, size_t n, Elem elem) {
+    for (size_t i = 0; i < n; i++) {
+        if (elem == Elem::f32) {
+            static_cast<float *>(data)[i] = 1.0f;
+        } else {
+            static_cast<uint16_t *>(data)[i] = 0x3C00;  // float16 1
+        }
+    }
+}
+
 }  // namespace lpnorm_bench

@@ -57,6 +57,9 @@ private:
 // given (shape, element type) is created once and shared by every benchmark that reads it.
 const void *cached_input(const int64_t *shape, int rank, Elem elem);
 
+// `n` ones of `elem` at `data`: the gradient dy the gradient benchmarks feed.
+void fill_ones(void *data, size_t n, Elem elem);
+
 float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);  // round to nearest even
 

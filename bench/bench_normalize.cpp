@@ -156,17 +156,6 @@ void bench_normalize(benchmark::State &st, const NormalizeCase *c, Elem elem, do
     time_against_copy(st, run, in, out.data(), bytes, threads);
 }
 
-// `n` ones of `elem` at `data`: the gradient dy the gradient benchmarks feed.
-void fill_ones(void *data, size_t n, Elem elem) {
-    for (size_t i = 0; i < n; i++) {
-        if (elem == Elem::f32) {
-            static_cast<float *>(data)[i] = 1.0f;
-        } else {
-            static_cast<uint16_t *>(data)[i] = 0x3C00;  // float16 1
-        }
-    }
-}
-
 // dx of y = ||x||_p over the case's axis, from x, y (computed once, untimed) and dy = 1.
 void bench_reduce_backward(benchmark::State &st, const NormalizeCase *c, Elem elem, double p,
                            int threads) {

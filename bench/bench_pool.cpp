@@ -92,11 +92,11 @@ void naive_pool(const float *x, const std::vector<int64_t> &in, const lpnorm::Po
     }
 }
 
-// Runs the benchmark loop of `run` and sets the counters: bytes moved (input read once,
-// output written once) per second and their percentage of the input's read probe.
+// Runs the benchmark loop of `run` and sets the counters: `moved` bytes per second and their
+// percentage of the input's read probe.
 template <typename Run>
-void time_pool(benchmark::State &st, Run run, const void *in, int64_t in_elements,
-               int64_t out_elements, Elem elem, int threads) {
+void time_pool(benchmark::State &st, Run run, const void *in, size_t in_bytes, double moved,
+               int threads) {
     const auto start = std::chrono::steady_clock::now();
     for (auto _ : st) {
         run();
@@ -104,12 +104,10 @@ void time_pool(benchmark::State &st, Run run, const void *in, int64_t in_element
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const size_t in_bytes = static_cast<size_t>(in_elements) * elem_size(elem);
-    const double bytes = static_cast<double>(in_bytes + out_elements * elem_size(elem));
     using benchmark::Counter;
     st.counters["bytes_per_second"] =
-        Counter(bytes, Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
-    const double rate = bytes * static_cast<double>(st.iterations()) / seconds;
+        Counter(moved, Counter::kIsIterationInvariantRate, Counter::OneK::kIs1024);
+    const double rate = moved * static_cast<double>(st.iterations()) / seconds;
     st.counters["pct_of_probe"] =
         100.0 * rate / probe_bandwidth(in, in_bytes, threads).bytes_per_second;
 }
@@ -150,8 +148,40 @@ void bench_pool(benchmark::State &st, const PoolCase *c, Elem elem, double p, in
         st.SetLabel(std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()));
     }
     lpnorm::testing::set_range_checks(what != PoolRun::unchecked);
-    time_pool(st, run, in, in_elements, out_elements, elem, threads);
+    const size_t in_bytes = static_cast<size_t>(in_elements) * elem_size(elem);
+    time_pool(st, run, in, in_bytes, double(in_bytes + out_elements * elem_size(elem)), threads);
     lpnorm::testing::set_range_checks(true);
+}
+
+// The gradient of the case's pooling: dx from x, y (pooled once, untimed) and dy = 1, as
+// pool_backward/<dtype>/p<p>/<window>/<shape>/lpnorm. Moves x and dx, y and dy: its bytes
+// against the input's read probe.
+void bench_pool_backward(benchmark::State &st, const PoolCase *c, Elem elem, double p,
+                         int threads) {
+    const lpnorm::DType dtype = elem == Elem::f32 ? lpnorm::DType::float32 : lpnorm::DType::float16;
+    const lpnorm::PoolParams params = params_of(*c, p);
+    std::vector<int64_t> out_shape;
+    lpnorm::Status s = lpnorm::pool_output_shape(c->shape, params, &out_shape);
+    if (!s.ok()) return st.SkipWithError(s.message().c_str());
+    const void *in = cached_input(c->shape.data(), static_cast<int>(c->shape.size()), elem);
+    int64_t in_elements = 1, out_elements = 1;
+    for (int64_t d : c->shape) in_elements *= d;
+    for (int64_t d : out_shape) out_elements *= d;
+    const size_t in_bytes = static_cast<size_t>(in_elements) * elem_size(elem);
+    const size_t out_bytes = static_cast<size_t>(out_elements) * elem_size(elem);
+    Buffer pooled(out_bytes), grad(out_bytes), dx(in_bytes);
+    fill_ones(grad.data(), static_cast<size_t>(out_elements), elem);
+    const lpnorm::Tensor x = lpnorm::Tensor::contiguous(in, dtype, c->shape);
+    const lpnorm::Tensor y = lpnorm::Tensor::contiguous(pooled.data(), dtype, out_shape);
+    const lpnorm::Tensor dy = lpnorm::Tensor::contiguous(grad.data(), dtype, out_shape);
+    const lpnorm::Tensor dxt = lpnorm::Tensor::contiguous(dx.data(), dtype, c->shape);
+    s = lpnorm::pool(x, y, params);
+    if (s.ok()) s = lpnorm::pool_backward(x, y, dy, dxt, params);  // warm-up and error check
+    if (!s.ok()) return st.SkipWithError(s.message().c_str());
+    st.SetLabel(std::string("isa=") + lpnorm::isa_name(lpnorm::active_isa()));
+    time_pool(
+        st, [&] { lpnorm::pool_backward(x, y, dy, dxt, params); }, in, in_bytes,
+        double(2 * in_bytes + 2 * out_bytes), threads);
 }
 
 #ifdef LPNORM_BENCH_HAVE_ONEDNN
@@ -188,8 +218,10 @@ void bench_pool_onednn(benchmark::State &st, const PoolCase *c, Elem elem, int t
     if (!runner) return st.SkipWithError(why);
     runner->run();
     st.SetLabel(runner->label());
+    const size_t in_bytes = static_cast<size_t>(in_elements) * elem_size(elem);
     time_pool(
-        st, [&] { runner->run(); }, pb.input, in_elements, out_elements, elem, threads);
+        st, [&] { runner->run(); }, pb.input, in_bytes,
+        double(in_bytes + static_cast<size_t>(out_elements) * elem_size(elem)), threads);
 }
 #endif
 
@@ -247,6 +279,14 @@ void register_pool_benchmarks(int threads) {
                 benchmark::RegisterBenchmark((base + "lpnorm").c_str(), bench_pool, &c, elem, p,
                                              threads, PoolRun::lpnorm)
                     ->UseRealTime();
+                if (p <= 2) {
+                    const std::string grad = std::string("pool_backward/") + elem_name(elem) +
+                                             "/p" + std::to_string(static_cast<int>(p)) + "/" +
+                                             c.window + "/" + shape_text(c.shape) + "/lpnorm";
+                    benchmark::RegisterBenchmark(grad.c_str(), bench_pool_backward, &c, elem, p,
+                                                 threads)
+                        ->UseRealTime();
+                }
                 if (elem == Elem::f32 && p == 2) {
                     // The range check's cost: the same call without it (docs/semantics.md).
                     benchmark::RegisterBenchmark((base + "lpnorm_unchecked").c_str(), bench_pool,

@@ -4,14 +4,15 @@
     PYTHONPATH=<build>/python python bench/peers_gradients.py --bench <build>/bench/lpnorm_bench \\
         [--threads 2] [--rounds 5] [--filter REGEX]
 
-The cases are lpnorm_bench's float32 reduce_backward and normalize_backward rows
-(bench_normalize.cpp): the gradients of y = ||x||_p and of y = F.normalize(x, p) over one axis.
+The cases are lpnorm_bench's float32 reduce_backward, normalize_backward and pool_backward
+rows (bench_normalize.cpp, bench_pool.cpp): the gradients of y = ||x||_p and of
+y = F.normalize(x, p) over one axis, and of Lp pooling (abs mode; PyTorch's graph is its
+lp_pool formula, avg_pool of |x|^p times K then the root, with count_include_pad for pads).
 For each, two timings per implementation:
-- backward alone: lpnorm's kernel (torch.ops.lpnorm.vector_norm_backward or normalize_backward,
-  what lpnorm.torch's autograd calls) against torch.autograd.grad of PyTorch's own graph
-  (torch.linalg.vector_norm, F.normalize), kept alive;
-- forward + backward: lpnorm.torch's op then .backward(), against PyTorch's op then
-  .backward().
+- backward alone: lpnorm's kernel (torch.ops.lpnorm.vector_norm_backward, normalize_backward
+  or lpnorm.pool_backward) against torch.autograd.grad of PyTorch's own graph, kept alive;
+- forward + backward: lpnorm's op then its backward (lpnorm.torch's autograd; for pooling,
+  lpnorm.pool then lpnorm.pool_backward), against PyTorch's op then .backward().
 Both gradients are compared before timing (largest difference relative to the largest |dx|).
 Timing: rounds interleave the implementations; in a round each runs for at least 0.1 s and its
 time per call is the median of those calls; the table gives the median over rounds and
@@ -24,19 +25,37 @@ import statistics
 import subprocess
 
 import torch
+import torch.nn.functional as F
 
 import lpnorm
 import lpnorm.torch as lt
 from peers import time_call
 
 
+def pool_case(parts):
+    # pool_backward/f32/p2/k3x3_s1_p1/32x64x112x112/lpnorm
+    fields = parts[3].split("_")
+    kernel = [int(v) for v in fields[0][1:].split("x")]
+    stride = int(fields[1][1:])
+    pad = int(fields[2][1:]) if len(fields) > 2 else 0
+    p = float(parts[2][1:])
+    label = f"pool {parts[3]} {parts[4]} p={parts[2][1:]}"
+    return {"op": "pool", "label": label, "shape": [int(v) for v in parts[4].split("x")],
+            "kernel": kernel, "stride": stride, "pad": pad, "p": p}
+
+
 def bench_cases(bench, pattern):
     listed = subprocess.run([str(bench), "--benchmark_list_tests",
-                             "--benchmark_filter=^(reduce|normalize)_backward/f32/.*/lpnorm"],
+                             "--benchmark_filter=^(reduce|normalize|pool)_backward/f32/.*/lpnorm"],
                             check=True, capture_output=True, text=True).stdout.split()
     cases = []
     for name in listed:
         parts = name.split("/")
+        if parts[0] == "pool_backward":
+            case = pool_case(parts)
+            if not pattern or re.search(pattern, case["label"]):
+                cases.append(case)
+            continue
         p = math.inf if parts[2] == "pinf" else float(parts[2][1:])
         shape = [int(v) for v in parts[3].split("x")]
         axis = int(parts[4][len("axis"):])
@@ -47,7 +66,47 @@ def bench_cases(bench, pattern):
     return cases
 
 
+def pool_implementations(case):
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(case["shape"], generator=g)
+    k, s, pad, p = case["kernel"], case["stride"], case["pad"], case["p"]
+    spatial = len(k)
+    kw = dict(strides=[s] * spatial, pads=[pad] * (2 * spatial))
+    avg_pool = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}[spatial]
+    volume = math.prod(k)
+
+    def theirs_op(t):
+        terms = t.abs() if p == 1 else t.abs().pow(p) if p != 2 else t * t
+        sums = avg_pool(terms, k, s, pad, count_include_pad=True) * volume
+        return sums if p == 1 else sums.sqrt() if p == 2 else sums.pow(1 / p)
+
+    y = lpnorm.pool(x, p, k, **kw)
+    dy = torch.randn(y.shape, generator=g)
+
+    def lpnorm_backward():
+        return lpnorm.pool_backward(x, y, dy, p, k, **kw)
+
+    leaf = x.clone().requires_grad_()
+    graph = theirs_op(leaf)
+
+    def torch_backward():
+        return torch.autograd.grad(graph, leaf, dy, retain_graph=True)[0]
+
+    def lpnorm_both():
+        return lpnorm.pool_backward(x, lpnorm.pool(x, p, k, **kw), dy, p, k, **kw)
+
+    def torch_both():
+        t = x.detach().requires_grad_()
+        theirs_op(t).backward(dy)
+        return t.grad
+
+    return {"backward": (lpnorm_backward, torch_backward),
+            "forward+backward": (lpnorm_both, torch_both)}
+
+
 def implementations(case):
+    if case["op"] == "pool":
+        return pool_implementations(case)
     g = torch.Generator().manual_seed(1)
     x = torch.randn(case["shape"], generator=g)
     p, axis = case["p"], case["axis"]

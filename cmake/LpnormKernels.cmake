@@ -306,17 +306,22 @@ set(LPNORM_REDUCE_BACKWARD_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_REDUCE_BACKWARD_KNOBS "" CACHE STRING
     "Schedule knob overrides for reduction gradient kernels")
 
-# _lpnorm_add_gradient_kernels(<objects-var> <table-var> <op> <ROW> <dtypes> <knob-unit>
-#                              <knob-overrides> <typed-input>...)
-# A build step per gradient variant of op <op> (reduce_backward, normalize_backward) for the
-# ISAs of LPNORM_ISAS and the dtypes in <dtypes>; <typed-input>s are the generator's buffer
-# inputs besides `input`, each of the kernel's dtype. Returns the object files and the
-# registry rows <ROW>(pattern, dtype, isa, symbol).
-function(_lpnorm_add_gradient_kernels objects_var table_var op row dtypes knob_unit overrides)
+set(LPNORM_POOL_BACKWARD_KNOBS "" CACHE STRING
+    "Schedule knob overrides for pooling gradient kernels")
+
+# _lpnorm_add_gradient_kernels(<objects-var> <table-var> <op> <ROW> <patterns> <dtypes>
+#                              <knob-unit> <knob-overrides> <typed-input>...)
+# A build step per gradient variant of op <op> (reduce_backward, normalize_backward,
+# pool_backward; generator <op>_<pattern>) for the ISAs of LPNORM_ISAS, the <patterns> and the
+# dtypes in <dtypes>; <typed-input>s are the generator's buffer inputs besides `input`, each of
+# the kernel's dtype. Returns the object files and the registry rows
+# <ROW>(pattern, dtype, isa, symbol).
+function(_lpnorm_add_gradient_kernels objects_var table_var op row patterns dtypes knob_unit
+         overrides)
     set(objects "")
     set(table "")
     foreach (isa IN LISTS LPNORM_ISAS)
-        foreach (pattern IN LISTS LPNORM_NORMALIZE_PATTERNS)
+        foreach (pattern IN LISTS patterns)
             foreach (dtype IN LISTS LPNORM_DTYPES)
                 _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
                 if (NOT dtype IN_LIST dtypes OR NOT wanted)
@@ -344,6 +349,7 @@ endfunction()
 # The reduction gradients' build steps and registry rows (lpnorm_reduce_backward_table.inc).
 function(lpnorm_add_reduce_backward_kernels objects_var table_var)
     _lpnorm_add_gradient_kernels(objects table reduce_backward LPNORM_REDUCE_BACKWARD_KERNEL
+                                 "${LPNORM_NORMALIZE_PATTERNS}"
                                  "${LPNORM_REDUCE_BACKWARD_DTYPES}" reduce_backward
                                  "${LPNORM_REDUCE_BACKWARD_KNOBS}" y dy)
     set(${objects_var} "${objects}" PARENT_SCOPE)
@@ -355,8 +361,20 @@ endfunction()
 # (lpnorm_normalize_backward_table.inc).
 function(lpnorm_add_normalize_backward_kernels objects_var table_var)
     _lpnorm_add_gradient_kernels(objects table normalize_backward
-                                 LPNORM_NORMALIZE_BACKWARD_KERNEL "${LPNORM_NORMALIZE_DTYPES}"
+                                 LPNORM_NORMALIZE_BACKWARD_KERNEL "${LPNORM_NORMALIZE_PATTERNS}"
+                                 "${LPNORM_NORMALIZE_DTYPES}"
                                  normalize "${LPNORM_NORMALIZE_KNOBS}" dy)
+    set(${objects_var} "${objects}" PARENT_SCOPE)
+    set(${table_var} "${table}" PARENT_SCOPE)
+endfunction()
+
+# lpnorm_add_pool_backward_kernels(<objects-var> <table-var>)
+# The pooling gradients' build steps (one generator per spatial rank, the pooling dtypes) and
+# registry rows (lpnorm_pool_backward_table.inc).
+function(lpnorm_add_pool_backward_kernels objects_var table_var)
+    _lpnorm_add_gradient_kernels(objects table pool_backward LPNORM_POOL_BACKWARD_KERNEL
+                                 "1d;2d;3d" "${LPNORM_REDUCE_BACKWARD_DTYPES}" pool_backward
+                                 "${LPNORM_POOL_BACKWARD_KNOBS}" y dy)
     set(${objects_var} "${objects}" PARENT_SCOPE)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()

@@ -256,6 +256,19 @@ int lpnorm_pool(const lpnorm_tensor *input, const lpnorm_tensor *output,
     return record(s.ok() ? lpnorm::pool(in, out, p) : s);
 }
 
+int lpnorm_pool_backward(const lpnorm_tensor *input, const lpnorm_tensor *output,
+                         const lpnorm_tensor *output_grad, const lpnorm_tensor *input_grad,
+                         const lpnorm_pool_params *params) {
+    lpnorm::Tensor x, y, dy, dx;
+    lpnorm::PoolParams p;
+    lpnorm::Status s = to_tensor(input, "input", &x);
+    if (s.ok()) s = to_tensor(output, "output", &y);
+    if (s.ok()) s = to_tensor(output_grad, "output_grad", &dy);
+    if (s.ok()) s = to_tensor(input_grad, "input_grad", &dx);
+    if (s.ok()) s = to_pool_params(params, &p);
+    return record(s.ok() ? lpnorm::pool_backward(x, y, dy, dx, p) : s);
+}
+
 int lpnorm_pool_output_shape(int32_t rank, const int64_t *shape, const lpnorm_pool_params *params,
                              int32_t *out_rank, int64_t *out_shape) {
     lpnorm::PoolParams p;

@@ -67,6 +67,13 @@ std::vector<VariantInfo> compiled_variants() {
         out.push_back(VariantInfo{"reduce_backward", rt::grouped_pattern_name(k.pattern), "sum",
                                   k.dtype, k.isa, k.symbol, Backend::cpu});
     }
+    static const char *const kSpatialNames[] = {"", "1d", "2d", "3d"};
+    const rt::PoolBackwardKernel *pool_gradients = rt::pool_backward_kernels(&count);
+    for (int i = 0; i < count; i++) {
+        const rt::PoolBackwardKernel &k = pool_gradients[i];
+        out.push_back(VariantInfo{"pool_backward", kSpatialNames[k.pattern], "sum", k.dtype, k.isa,
+                                  k.symbol, Backend::cpu});
+    }
     return out;
 }
 

@@ -143,6 +143,27 @@ const NormalizeBackwardKernel kNormalizeBackwardKernels[] = {
 constexpr int kNumNormalizeBackwardKernels =
     sizeof(kNormalizeBackwardKernels) / sizeof(kNormalizeBackwardKernels[0]) - 1;
 
+#define LPNORM_POOL_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                                   \
+    static_assert(std::is_same_v<decltype(&symbol), PoolBackwardKernelFn>,                         \
+                  #symbol ": its generated signature is not PoolBackwardKernelFn");
+#include "lpnorm_pool_backward_table.inc"
+#undef LPNORM_POOL_BACKWARD_KERNEL
+
+// The table's patterns (1d, 2d, 3d) as spatial ranks.
+constexpr int kSpatial1d = 1, kSpatial2d = 2, kSpatial3d = 3;
+
+// A null row first, so the table is never empty when no gradient dtype was built.
+const PoolBackwardKernel kPoolBackwardKernels[] = {
+    {0, DType::float32, Isa::auto_detect, nullptr, ""},
+#define LPNORM_POOL_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                                   \
+    {kSpatial##pattern, DType::dtype, Isa::isa, symbol, #symbol},
+#include "lpnorm_pool_backward_table.inc"
+#undef LPNORM_POOL_BACKWARD_KERNEL
+};
+
+constexpr int kNumPoolBackwardKernels =
+    sizeof(kPoolBackwardKernels) / sizeof(kPoolBackwardKernels[0]) - 1;
+
 struct Index {
     const ReduceKernel *slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const ReduceKernel *partial_slot[kNumIsas][kNumPatterns][kNumReducers][kNumDTypes] = {};
@@ -153,6 +174,7 @@ struct Index {
         {};
     const NormalizeBackwardKernel
         *normalize_backward_slot[kNumIsas][kNumGroupedPatterns][kNumDTypes] = {};
+    const PoolBackwardKernel *pool_backward_slot[kNumIsas][4][kNumDTypes] = {};
     bool isa_present[kNumIsas] = {};
     const ReduceKernel *gpu_slot[kNumBackends][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *gpu_pool_slot[kNumBackends][4][kNumDTypes] = {};
@@ -205,6 +227,11 @@ struct Index {
         for (int i = 1; i <= kNumReduceBackwardKernels; i++) {
             const ReduceBackwardKernel &k = kReduceBackwardKernels[i];
             reduce_backward_slot[int(k.isa)][int(k.pattern)][int(k.dtype)] = &k;
+            isa_present[int(k.isa)] = true;
+        }
+        for (int i = 1; i <= kNumPoolBackwardKernels; i++) {
+            const PoolBackwardKernel &k = kPoolBackwardKernels[i];
+            pool_backward_slot[int(k.isa)][k.pattern][int(k.dtype)] = &k;
             isa_present[int(k.isa)] = true;
         }
     }
@@ -311,6 +338,21 @@ const NormalizeBackwardKernel *normalize_backward_kernels(int *count) {
 const NormalizeBackwardKernel *find_normalize_backward_kernel(GroupedPattern pattern, DType dtype,
                                                               Isa isa) {
     return find_grouped(index().normalize_backward_slot, pattern, dtype, isa);
+}
+
+const PoolBackwardKernel *pool_backward_kernels(int *count) {
+    *count = kNumPoolBackwardKernels;
+    return kPoolBackwardKernels + 1;
+}
+
+const PoolBackwardKernel *find_pool_backward_kernel(int spatial, DType dtype, Isa isa) {
+    if (spatial < 1 || spatial > 3) return nullptr;
+    for (int i = int(isa); i >= 1 && i < kNumIsas; i = int(lower_isa(Isa(i)))) {
+        if (const PoolBackwardKernel *k = index().pool_backward_slot[i][spatial][int(dtype)]) {
+            return k;
+        }
+    }
+    return nullptr;
 }
 
 const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype,

@@ -102,10 +102,11 @@ const NormalizeKernel *find_normalize_kernel(GroupedPattern pattern, DType dtype
 using ReduceBackwardKernelFn = int (*)(halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy,
                                        int32_t p_kind, double p, halide_buffer_t *dx);
 
-// A gradient kernel (CPU only): its grouped pattern, dtype, ISA, entry point and symbol.
-template <typename Fn>
+// A gradient kernel (CPU only): its pattern (grouped pattern, or spatial rank for pooling),
+// dtype, ISA, entry point and symbol.
+template <typename Fn, typename Pattern = GroupedPattern>
 struct GradientKernel {
-    GroupedPattern pattern;
+    Pattern pattern;
     DType dtype;
     Isa isa;
     Fn fn;
@@ -135,6 +136,25 @@ const NormalizeBackwardKernel *normalize_backward_kernels(int *count);
 // when none exists.
 const NormalizeBackwardKernel *find_normalize_backward_kernel(GroupedPattern pattern, DType dtype,
                                                               Isa isa);
+
+using PoolBackwardKernelFn = int (*)(
+    halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy, int32_t p_kind, double p,
+    int32_t signed_pow, int32_t rescale, int32_t kernel_0, int32_t kernel_1, int32_t kernel_2,
+    int32_t stride_0, int32_t stride_1, int32_t stride_2, int32_t dilation_0, int32_t dilation_1,
+    int32_t dilation_2, int32_t padded_0, int32_t padded_1, int32_t padded_2, int32_t taps_0,
+    int32_t taps_1, int32_t taps_2, int32_t first_window_0, int32_t first_window_1,
+    int32_t first_window_2, int32_t window_step_0, int32_t window_step_1, int32_t window_step_2,
+    halide_buffer_t *dx);
+
+// Pooling gradient kernels have the spatial rank (1, 2, 3) as their pattern.
+using PoolBackwardKernel = GradientKernel<PoolBackwardKernelFn, int>;
+
+// All compiled pooling gradient kernels (CPU only).
+const PoolBackwardKernel *pool_backward_kernels(int *count);
+
+// The kernel for (spatial rank, dtype) compiled for `isa`, or for the best ISA below it;
+// nullptr when none exists.
+const PoolBackwardKernel *find_pool_backward_kernel(int spatial, DType dtype, Isa isa);
 
 // The GPU kernels of `backend` (opencl, cuda): nullptr when not compiled for that combination.
 const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DType dtype,

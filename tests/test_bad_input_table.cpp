@@ -75,6 +75,8 @@ const std::map<std::string, int> kExpectedRows = {
     {"lpnorm_normalize_output_shape", 17},
     {"lpnorm::reduce_backward", 60},
     {"lpnorm_reduce_backward", 13},
+    {"lpnorm::pool_backward", 78},
+    {"lpnorm_pool_backward", 3},
     {"lpnorm::normalize_backward", 50},
     {"lpnorm_normalize_backward", 16},
 };

@@ -156,6 +156,20 @@ Status pool_output_shape(const std::vector<int64_t> &input_shape, const PoolPara
 Status pool_geometry(const std::vector<int64_t> &input_shape, const PoolParams &params,
                      std::vector<PoolAxis> *axes);
 
+// The gradient of pool(): input_grad = output_grad * d pool(input) / d input, from the forward's
+// input, its output and the gradient of the output (both of pool_output_shape(), any strides),
+// with the same params. A gather: each element sums, over the windows that read it, with r its
+// ratio x / y to the window's output and F the window's rescale factor (1 for Overhang::sum),
+//   abs:        F sgn(x) |r|^(p-1) output_grad    (p = 1: F sgn(x) output_grad)
+//   signed_pow: F r^(p-1) output_grad, r^(p-1) as IEEE pow (PyTorch's x^(p-1) / y^(p-1))
+// A window whose output is 0 contributes 0, and so does x = 0 for p < 1 (PyTorch gives NaN
+// there: the root's slope at 0 is infinite). |r| <= 1 in the abs mode, so nothing overflows
+// where input_grad does not. dtypes float32, float64, float16 and bfloat16, computed in float32
+// (float64 for float64) and rounded once; CPU tensors. input_grad: dense row-major, input's
+// shape and dtype; it must not overlap output or output_grad.
+Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &output_grad,
+                     const Tensor &input_grad, const PoolParams &params);
+
 // ---- Lp normalization ----------------------------------------------------------------------
 
 // How eps enters y = x / n, n = (S)^(1/p), S = sum over the group of |x|^p. The ecosystems
@@ -285,10 +299,12 @@ Status gpu_context(Backend backend, void **context, void **queue);
 
 struct VariantInfo {
     std::string op;       // "reduce", "partial" (partial sums of a split reduction), "pool",
-                          // "normalize", "reduce_backward" or "normalize_backward"
+                          // "normalize", "reduce_backward", "normalize_backward" or
+                          // "pool_backward"
     std::string pattern;  // reduce: "all", "inner", "outer", "middle", "general";
                           // partial: "all", "general"; pool: "1d", "2d", "2d_channels", "3d";
-                          // normalize and the gradients: "inner", "middle"
+                          // normalize and the grouped gradients: "inner", "middle";
+                          // pool_backward: "1d", "2d", "3d"
     std::string reducer;  // reduce: "sum" (p in (0, inf) and p = 0) or "extreme" (p = +-inf);
                           // pool, normalize and the gradients: "sum"
     DType dtype;

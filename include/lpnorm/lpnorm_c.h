@@ -110,6 +110,12 @@ typedef struct lpnorm_pool_params {
 int lpnorm_pool(const lpnorm_tensor *input, const lpnorm_tensor *output,
                 const lpnorm_pool_params *params);
 
+/* The gradient of lpnorm_pool: input_grad from the forward's input, its output and
+ * output_grad (the gradient of the output); see lpnorm::pool_backward. */
+int lpnorm_pool_backward(const lpnorm_tensor *input, const lpnorm_tensor *output,
+                         const lpnorm_tensor *output_grad, const lpnorm_tensor *input_grad,
+                         const lpnorm_pool_params *params);
+
 /* Writes the output rank and shape (up to 8 values) pool expects. */
 int lpnorm_pool_output_shape(int32_t rank, const int64_t *shape, const lpnorm_pool_params *params,
                              int32_t *out_rank, int64_t *out_shape);

@@ -1,5 +1,6 @@
 // PyTorch torch.nn.functional.lp_pool1d/2d/3d mapped onto lpnorm::pool,
-// torch.linalg.vector_norm mapped onto lpnorm::reduce (its gradient onto lpnorm::reduce_backward),
+// (their gradient onto lpnorm::pool_backward), torch.linalg.vector_norm mapped onto lpnorm::reduce
+// (its gradient onto lpnorm::reduce_backward),
 // and torch.nn.functional.normalize mapped
 // onto lpnorm::normalize. Attribute mapping only: the arithmetic is lpnorm's.
 #pragma once
@@ -73,31 +74,62 @@ inline Tensor with_batch_dim(const Tensor &t) {
     return b;
 }
 
+// Whether `input` has lp_pool*d's batched rank (N, C and k spatial dims), or the error when it
+// has neither that nor the unbatched one (C and k spatial dims).
+inline Status batched_rank(const char *fn, size_t k, const Tensor &input, bool *batched) {
+    const int rank = static_cast<int>(k) + 2;
+    *batched = input.rank == rank;
+    if (*batched || input.rank == rank - 1) {
+        return Status::Ok();
+    }
+    return invalid("input.rank = " + std::to_string(input.rank) + ": " + fn + " expects " +
+                   std::to_string(rank) + " dims (N, C and " + std::to_string(k) + " spatial) or " +
+                   std::to_string(rank - 1) + " unbatched (C and " + std::to_string(k) +
+                   " spatial)");
+}
+
+// An unbatched tensor must keep the input's rank.
+inline Status same_rank(const Tensor &t, const char *name, const Tensor &input, const char *fn) {
+    if (t.rank == input.rank) {
+        return Status::Ok();
+    }
+    return Status(ErrorCode::shape_mismatch,
+                  std::string(name) + ".rank = " + std::to_string(t.rank) +
+                      " differs from input.rank = " + std::to_string(input.rank) + " (unbatched " +
+                      fn + ")");
+}
+
 inline Status lp_pool(const char *fn, size_t k, const Tensor &input, const Tensor &output,
                       double norm_type, const std::vector<int64_t> &kernel_size,
                       const std::vector<int64_t> &stride, bool ceil_mode) {
     PoolParams params;
+    bool batched = false;
     Status s = to_pool_params(fn, k, norm_type, kernel_size, stride, ceil_mode, &params);
-    if (!s.ok()) {
-        return s;
+    if (s.ok()) s = batched_rank(fn, k, input, &batched);
+    if (!s.ok() || batched) {
+        return s.ok() ? pool(input, output, params) : s;
     }
-    const int batched = static_cast<int>(k) + 2;
-    if (input.rank == batched) {
-        return pool(input, output, params);
+    s = same_rank(output, "output", input, fn);
+    return s.ok() ? pool(with_batch_dim(input), with_batch_dim(output), params) : s;
+}
+
+inline Status lp_pool_backward(const char *fn, size_t k, const Tensor &input, const Tensor &output,
+                               const Tensor &output_grad, const Tensor &input_grad,
+                               double norm_type, const std::vector<int64_t> &kernel_size,
+                               const std::vector<int64_t> &stride, bool ceil_mode) {
+    PoolParams params;
+    bool batched = false;
+    Status s = to_pool_params(fn, k, norm_type, kernel_size, stride, ceil_mode, &params);
+    if (s.ok()) s = batched_rank(fn, k, input, &batched);
+    if (!s.ok() || batched) {
+        return s.ok() ? pool_backward(input, output, output_grad, input_grad, params) : s;
     }
-    if (input.rank != batched - 1) {
-        return invalid("input.rank = " + std::to_string(input.rank) + ": " + fn + " expects " +
-                       std::to_string(batched) + " dims (N, C and " + std::to_string(k) +
-                       " spatial) or " + std::to_string(batched - 1) + " unbatched (C and " +
-                       std::to_string(k) + " spatial)");
-    }
-    if (output.rank != input.rank) {
-        return Status(ErrorCode::shape_mismatch,
-                      "output.rank = " + std::to_string(output.rank) +
-                          " differs from input.rank = " + std::to_string(input.rank) +
-                          " (unbatched " + fn + ")");
-    }
-    return pool(with_batch_dim(input), with_batch_dim(output), params);
+    s = same_rank(output, "output", input, fn);
+    if (s.ok()) s = same_rank(output_grad, "output_grad", input, fn);
+    if (s.ok()) s = same_rank(input_grad, "input_grad", input, fn);
+    return s.ok() ? pool_backward(with_batch_dim(input), with_batch_dim(output),
+                                  with_batch_dim(output_grad), with_batch_dim(input_grad), params)
+                  : s;
 }
 
 inline bool is_empty_dim(const Tensor &t, int64_t d) {
@@ -206,6 +238,34 @@ inline Status lp_pool3d(const Tensor &input, const Tensor &output, double norm_t
                         const std::vector<int64_t> &stride = {}, bool ceil_mode = false) {
     return detail::lp_pool("lp_pool3d", 3, input, output, norm_type, kernel_size, stride,
                            ceil_mode);
+}
+
+// The gradients of lp_pool1d/2d/3d: input_grad from the forward's input, its output and
+// output_grad (the gradient of the output), as torch's autograd of its lp_pool formula gives it
+// (lpnorm::pool_backward, signed mode, rescaled overhang), except where a window's output is 0
+// (torch: NaN; here that window contributes 0). The same checks as lp_pool*d.
+inline Status lp_pool1d_backward(const Tensor &input, const Tensor &output,
+                                 const Tensor &output_grad, const Tensor &input_grad,
+                                 double norm_type, const std::vector<int64_t> &kernel_size,
+                                 const std::vector<int64_t> &stride = {}, bool ceil_mode = false) {
+    return detail::lp_pool_backward("lp_pool1d", 1, input, output, output_grad, input_grad,
+                                    norm_type, kernel_size, stride, ceil_mode);
+}
+
+inline Status lp_pool2d_backward(const Tensor &input, const Tensor &output,
+                                 const Tensor &output_grad, const Tensor &input_grad,
+                                 double norm_type, const std::vector<int64_t> &kernel_size,
+                                 const std::vector<int64_t> &stride = {}, bool ceil_mode = false) {
+    return detail::lp_pool_backward("lp_pool2d", 2, input, output, output_grad, input_grad,
+                                    norm_type, kernel_size, stride, ceil_mode);
+}
+
+inline Status lp_pool3d_backward(const Tensor &input, const Tensor &output,
+                                 const Tensor &output_grad, const Tensor &input_grad,
+                                 double norm_type, const std::vector<int64_t> &kernel_size,
+                                 const std::vector<int64_t> &stride = {}, bool ceil_mode = false) {
+    return detail::lp_pool_backward("lp_pool3d", 3, input, output, output_grad, input_grad,
+                                    norm_type, kernel_size, stride, ceil_mode);
 }
 
 // torch.linalg.vector_norm(input, ord, dim, keepdim) without the dtype argument: the output has

@@ -20,7 +20,7 @@ from numpy import ndarray as _ndarray
 from . import _core
 from ._core import Error
 
-__all__ = ["Error", "reduce", "pool", "normalize", "info", "set_num_threads", "num_threads",
+__all__ = ["Error", "reduce", "pool", "pool_backward", "normalize", "info", "set_num_threads", "num_threads",
            "openvino_extension"]
 
 _EMPTY_AXES = {"identity": 0, "reduce_all": 1, "elementwise": 2}
@@ -199,6 +199,26 @@ def pool(x: Any, p: float, kernel: Sequence[int], strides: Optional[Sequence[int
     out_view, _ = _kernel_view(y, "out")
     _core.pool(view, out_view, dtype, *args)
     return y
+
+
+def pool_backward(x: Any, y: Any, dy: Any, p: float, kernel: Sequence[int],
+                  strides: Optional[Sequence[int]] = None, pads: Optional[Sequence[int]] = None,
+                  dilations: Optional[Sequence[int]] = None, auto_pad: str = "NOTSET",
+                  ceil_mode: bool = False, mode: str = "abs", overhang: str = "sum",
+                  out: Any = None):
+    """The gradient of pool(): dx from pool's input x, its output y and the gradient dy of y,
+    with pool's attributes (lpnorm::pool_backward). The result has x's shape and dtype."""
+    args = (_ints("kernel", kernel), _ints("strides", strides), _ints("pads", pads),
+            _ints("dilations", dilations), _choice("auto_pad", auto_pad, _AUTO_PAD),
+            bool(ceil_mode), _float("p", p), _choice("mode", mode, _MODE),
+            _choice("overhang", overhang, _OVERHANG))
+    view, dtype = _kernel_view(x, "x")
+    y_view, _ = _kernel_view(y, "y")
+    dy_view, _ = _kernel_view(dy, "dy")
+    dx = _output(x, _shape(x, "x"), out)
+    out_view, _ = _kernel_view(dx, "out")
+    _core.pool_backward(view, y_view, dy_view, out_view, dtype, *args)
+    return dx
 
 
 def normalize(x: Any, p: float = 2.0, axes: Union[int, Sequence[int]] = -1, eps: float = 0.0,

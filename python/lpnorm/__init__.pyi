@@ -52,6 +52,23 @@ def pool(
 ) -> Array:
     """Lp pooling over the spatial dims of an (N, C, D1[, D2[, D3]]) array."""
 
+def pool_backward(
+    x: Array,
+    y: Array,
+    dy: Array,
+    p: float,
+    kernel: Sequence[int],
+    strides: Optional[Sequence[int]] = None,
+    pads: Optional[Sequence[int]] = None,
+    dilations: Optional[Sequence[int]] = None,
+    auto_pad: str = "NOTSET",
+    ceil_mode: bool = False,
+    mode: str = "abs",
+    overhang: str = "sum",
+    out: Optional[Array] = None,
+) -> Array:
+    """The gradient of pool(): dx from x, pool's output y and the gradient dy of y."""
+
 def normalize(
     x: Array,
     p: float = 2.0,

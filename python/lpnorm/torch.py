@@ -7,9 +7,9 @@ overhang of ceil_mode windows; include/lpnorm/torch.h maps them). They are custo
 (``torch.ops.lpnorm.*``) with fake implementations, so ``torch.compile(fullgraph=True)`` traces
 them, and with autograd: ``vector_norm``'s and ``normalize``'s gradients are lpnorm's own
 kernels (``torch.ops.lpnorm.vector_norm_backward`` and ``normalize_backward``, PyTorch's
-formulas taken overflow-safe); ``lp_pool*d``'s differentiates PyTorch's formula (avg_pool of
-x^p, then the root) recomputed in the backward pass, until lpnorm's pooling gradient lands. CPU
-tensors; the output has the input's dtype.
+formulas taken overflow-safe); ``lp_pool*d``'s through ``torch.ops.lpnorm.lp_pool_backward``
+(lpnorm::pool_backward: a window whose output is 0 contributes 0 where PyTorch gives NaN).
+CPU tensors; the output has the input's dtype.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import math
 from typing import List, Optional, Sequence, Union
 
 import torch
-import torch.nn.functional as F
 
 from . import _core
 from . import normalize as _package_normalize
@@ -108,29 +107,33 @@ def _(x, spatial, norm_type, kernel_size, stride, ceil_mode):
     return x.new_empty(_pool_shape(x.shape, spatial, kernel_size, stride, ceil_mode))
 
 
-_TORCH_LP_POOL = {1: F.lp_pool1d, 2: F.lp_pool2d, 3: F.lp_pool3d}
-
-
 def _lp_pool_setup(ctx, inputs, output):
     x, spatial, norm_type, kernel_size, stride, ceil_mode = inputs
-    ctx.save_for_backward(x)
+    ctx.save_for_backward(x, output)
     ctx.args = (spatial, norm_type, kernel_size, stride, ceil_mode)
 
 
 def _lp_pool_backward(ctx, grad):
-    # PyTorch's formula for lp_pool, differentiated by autograd (recomputed here).
-    (x,) = ctx.saved_tensors
-    spatial, norm_type, kernel_size, stride, ceil_mode = ctx.args
-    kernel = _expand(kernel_size, spatial)
-    steps = _expand(stride or kernel_size, spatial)
-    if spatial == 1:  # lp_pool1d takes ints
-        kernel, steps = kernel[0], steps[0]
-    with torch.enable_grad():
-        leaf = x.detach().requires_grad_()
-        y = _TORCH_LP_POOL[spatial](leaf, norm_type, tuple(kernel) if spatial > 1 else kernel,
-                                    tuple(steps) if spatial > 1 else steps, ceil_mode)
-        (g,) = torch.autograd.grad(y, leaf, grad)
-    return g, None, None, None, None, None
+    # lpnorm's gradient kernels (lpnorm::pool_backward): torch's formula, differentiated as a
+    # gather over the windows.
+    x, y = ctx.saved_tensors
+    return (torch.ops.lpnorm.lp_pool_backward(x, y, grad.contiguous(), *ctx.args),
+            None, None, None, None, None)
+
+
+@torch.library.custom_op("lpnorm::lp_pool_backward", mutates_args=())
+def _lp_pool_grad(x: torch.Tensor, y: torch.Tensor, grad: torch.Tensor, spatial: int,
+                  norm_type: float, kernel_size: List[int], stride: List[int],
+                  ceil_mode: bool) -> torch.Tensor:
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _core.torch_lp_pool_backward(spatial, x, y, grad, out, norm_type, kernel_size, stride,
+                                 ceil_mode)
+    return out
+
+
+@_lp_pool_grad.register_fake
+def _(x, y, grad, spatial, norm_type, kernel_size, stride, ceil_mode):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
 _lp_pool.register_autograd(_lp_pool_backward, setup_context=_lp_pool_setup)

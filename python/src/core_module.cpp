@@ -179,6 +179,23 @@ void pool(const InArray &x, const OutArray &out, const std::string &dtype,
     check(s);
 }
 
+void pool_backward(const InArray &x, const InArray &y, const InArray &grad, const OutArray &out,
+                   const std::string &dtype, const std::vector<int64_t> &kernel,
+                   const std::vector<int64_t> &strides, const std::vector<int64_t> &pads,
+                   const std::vector<int64_t> &dilations, int auto_pad, bool ceil_mode, double p,
+                   int mode, int overhang) {
+    const lpnorm::Tensor in = view_of(x, "x", dtype), pooled = view_of(y, "y", dtype),
+                         dy = view_of(grad, "dy", dtype), o = view_of(out, "out", dtype);
+    const lpnorm::PoolParams params =
+        pool_params(kernel, strides, pads, dilations, auto_pad, ceil_mode, p, mode, overhang);
+    lpnorm::Status s;
+    {
+        nb::gil_scoped_release unlocked;
+        s = lpnorm::pool_backward(in, pooled, dy, o, params);
+    }
+    check(s);
+}
+
 // PyTorch's linalg.vector_norm and lp_pool1d/2d/3d through lpnorm's torch adapters
 // (include/lpnorm/torch.h: torch's argument checks, signed powers, rescaled overhang).
 void torch_vector_norm(const InArray &x, const OutArray &out, double ord,
@@ -242,6 +259,36 @@ void torch_lp_pool(int spatial, const InArray &x, const OutArray &out, double no
     check(s);
 }
 
+void torch_lp_pool_backward(int spatial, const InArray &x, const InArray &y, const InArray &grad,
+                            const OutArray &out, double norm_type,
+                            const std::vector<int64_t> &kernel_size,
+                            const std::vector<int64_t> &stride, bool ceil_mode) {
+    const lpnorm::Tensor in = view_of(x, "input", ""), pooled = view_of(y, "output", ""),
+                         dy = view_of(grad, "output_grad", ""), o = view_of(out, "out", "");
+    lpnorm::Status s;
+    {
+        nb::gil_scoped_release unlocked;
+        switch (spatial) {
+        case 1:
+            s = lpnorm::torch::lp_pool1d_backward(in, pooled, dy, o, norm_type, kernel_size, stride,
+                                                  ceil_mode);
+            break;
+        case 2:
+            s = lpnorm::torch::lp_pool2d_backward(in, pooled, dy, o, norm_type, kernel_size, stride,
+                                                  ceil_mode);
+            break;
+        case 3:
+            s = lpnorm::torch::lp_pool3d_backward(in, pooled, dy, o, norm_type, kernel_size, stride,
+                                                  ceil_mode);
+            break;
+        default:
+            s = lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
+                               "spatial = " + std::to_string(spatial) + " is not 1, 2 or 3");
+        }
+    }
+    check(s);
+}
+
 nb::dict info() {
     nb::dict d;
     d["version"] = lpnorm::version();
@@ -294,6 +341,10 @@ NB_MODULE(_core, m) {
           nb::arg("kernel"), nb::arg("strides"), nb::arg("pads"), nb::arg("dilations"),
           nb::arg("auto_pad"), nb::arg("ceil_mode"), nb::arg("p"), nb::arg("mode"),
           nb::arg("overhang"));
+    m.def("pool_backward", &pool_backward, nb::arg("x"), nb::arg("y"), nb::arg("dy"),
+          nb::arg("out").noconvert(), nb::arg("dtype"), nb::arg("kernel"), nb::arg("strides"),
+          nb::arg("pads"), nb::arg("dilations"), nb::arg("auto_pad"), nb::arg("ceil_mode"),
+          nb::arg("p"), nb::arg("mode"), nb::arg("overhang"));
     m.def("normalize", &normalize, nb::arg("x"), nb::arg("out").noconvert(), nb::arg("dtype"),
           nb::arg("axes"), nb::arg("p"), nb::arg("eps"), nb::arg("eps_mode"));
     m.def("torch_vector_norm", &torch_vector_norm, nb::arg("x"), nb::arg("out").noconvert(),
@@ -306,6 +357,9 @@ NB_MODULE(_core, m) {
     m.def("torch_lp_pool", &torch_lp_pool, nb::arg("spatial"), nb::arg("x"),
           nb::arg("out").noconvert(), nb::arg("norm_type"), nb::arg("kernel_size"),
           nb::arg("stride"), nb::arg("ceil_mode"));
+    m.def("torch_lp_pool_backward", &torch_lp_pool_backward, nb::arg("spatial"), nb::arg("x"),
+          nb::arg("y"), nb::arg("grad"), nb::arg("out").noconvert(), nb::arg("norm_type"),
+          nb::arg("kernel_size"), nb::arg("stride"), nb::arg("ceil_mode"));
     m.def("info", &info);
     m.def("set_num_threads", &set_num_threads, nb::arg("n"));
     m.def("num_threads", &lpnorm::num_threads);

@@ -76,3 +76,34 @@ def test_windows_wholly_in_padding_give_zero():
     x = np.arange(1, 5, dtype=np.float64).reshape(1, 1, 4)
     y = lpnorm.pool(x, 2, [2], pads=[0, 3], dilations=[2])
     np.testing.assert_allclose(y[0, 0], [np.hypot(1, 3), np.hypot(2, 4), 3, 4, 0], rtol=1e-15)
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, 2.5])
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_pool_backward_is_the_derivative(p, case):
+    # Central differences of sum(dy * pool(x)) in float64, away from zeros (abs mode).
+    shape, kernel, strides, pads, dilations, ceil_mode = CASES[case]
+    rng = np.random.default_rng(case)
+    x = rng.uniform(0.5, 4, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+    kw = dict(strides=strides, pads=pads, dilations=dilations, ceil_mode=ceil_mode)
+    y = lpnorm.pool(x, p, kernel, **kw)
+    dy = rng.uniform(-1, 1, size=y.shape)
+    dx = lpnorm.pool_backward(x, y, dy, p, kernel, **kw)
+    assert dx.shape == x.shape and dx.dtype == x.dtype
+    flat = x.reshape(-1)
+    numeric = np.empty(flat.size)
+    for i in range(flat.size):
+        h = 1e-6 * abs(flat[i])
+        plus, minus = flat.copy(), flat.copy()
+        plus[i] += h
+        minus[i] -= h
+        numeric[i] = ((lpnorm.pool(plus.reshape(shape), p, kernel, **kw) * dy).sum()
+                      - (lpnorm.pool(minus.reshape(shape), p, kernel, **kw) * dy).sum()) / (2 * h)
+    np.testing.assert_allclose(dx.reshape(-1), numeric, rtol=0, atol=1e-6 * (abs(dx).max() + 1))
+
+
+def test_pool_backward_errors_name_the_argument():
+    x = np.ones((1, 2, 4, 4), dtype=np.float32)
+    y = lpnorm.pool(x, 2.0, [2, 2], strides=[2, 2])
+    with pytest.raises(lpnorm.Error, match="output_grad.shape"):
+        lpnorm.pool_backward(x, y, np.ones((1, 2, 3, 3), np.float32), 2.0, [2, 2], strides=[2, 2])

@@ -140,6 +140,35 @@ def test_lp_pool_matches_torch(case, norm_type):
     torch.testing.assert_close(xa.grad, xb.grad, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype, rtol", [(torch.float32, 1e-5), (torch.float64, 1e-10)])
+@pytest.mark.parametrize("norm_type", [1.0, 2.0, 3.0, 4.0, 7.0, 1.5, 0.5])
+def test_lp_pool_gradient_is_torch_autograd(dtype, rtol, norm_type):
+    # lpnorm's pooling gradient kernel against PyTorch's autograd of its lp_pool formula, on
+    # every case: signed values where x^p keeps them differentiable (even p), else positive.
+    for case, (k, shape, kernel, stride, ceil_mode) in enumerate(POOL_CASES):
+        ours = {1: lt.lp_pool1d, 2: lt.lp_pool2d, 3: lt.lp_pool3d}[k]
+        theirs = {1: torch.nn.functional.lp_pool1d, 2: torch.nn.functional.lp_pool2d,
+                  3: torch.nn.functional.lp_pool3d}[k]
+        x = randn(*shape, dtype=dtype, seed=20 + case)
+        if norm_type not in (2.0, 4.0):
+            x = x.abs() + 0.1
+        xa = x.clone().requires_grad_()
+        xb = x.clone().requires_grad_()
+        yb = theirs(xb, norm_type, kernel, stride, ceil_mode)
+        g = randn(*yb.shape, dtype=dtype, seed=30 + case)
+        (ours(xa, norm_type, kernel, stride, ceil_mode) * g).sum().backward()
+        (yb * g).sum().backward()
+        scale = xb.grad.abs().max().item()
+        torch.testing.assert_close(xa.grad, xb.grad, rtol=rtol, atol=rtol * scale)
+
+
+def test_lp_pool_gradient_where_a_window_is_zero():
+    # PyTorch's formula gives NaN (the root's infinite slope at 0 times 0); lpnorm gives 0.
+    x = torch.tensor([[[0.0, 0.0, 3.0, -4.0]]], dtype=torch.float64, requires_grad=True)
+    lt.lp_pool1d(x, 2.0, 2, 2).sum().backward()
+    torch.testing.assert_close(x.grad, torch.tensor([[[0.0, 0.0, 0.6, -0.8]]], dtype=torch.float64))
+
+
 def test_lp_pool_float32_and_signed_semantics():
     # Negative inputs with p = 2 (x^2 either way) and p = 3 (signed cubes; a window whose sum
     # is negative gives NaN in both).

@@ -360,6 +360,7 @@ const std::vector<Row> &all_rows() {
         add_other_adapter_rows(&r);
         add_normalize_rows(&r);
         add_reduce_backward_rows(&r);
+        add_pool_backward_rows(&r);
         return r;
     }();
     return rows;

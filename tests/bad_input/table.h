@@ -98,6 +98,7 @@ void add_onnx_rows(std::vector<Row> *rows);
 void add_other_adapter_rows(std::vector<Row> *rows);    // openvino.h, directml.h, torch.h
 void add_normalize_rows(std::vector<Row> *rows);        // normalize, lpnorm_normalize
 void add_reduce_backward_rows(std::vector<Row> *rows);  // reduce_backward and its C twin
+void add_pool_backward_rows(std::vector<Row> *rows);    // pool_backward and its C twin
 
 // Every row, in a fixed order.
 const std::vector<Row> &all_rows();

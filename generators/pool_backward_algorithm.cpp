@@ -1,0 +1,155 @@
+#include "pool_backward_algorithm.h"
+
+#include "float_math.h"
+#include "kernel_abi.h"
+
+namespace lpnorm::gen {
+
+using namespace Halide;
+using Halide::Internal::const_true;
+using Halide::Internal::make_const;
+using Halide::Internal::make_one;
+using Halide::Internal::make_zero;
+
+namespace {
+
+// |r|^e for a = |r|, e = p - 1 of the general kind: 0 at a = 0 (the gradient's definition at
+// x = 0, where PyTorch's p x^(p-1) is infinite for p < 1), IEEE's limits at inf and NaN (pow is
+// written for finite, non-zero values; Halide's float32 pow maps NaN to 0).
+Expr general_power(const Expr &a, const Expr &e) {
+    const Type t = a.type();
+    const Expr a_nan = is_nan_bits(a), a_inf = is_nan_or_inf_bits(a) && !a_nan;
+    const Expr a_zero = magnitude_bits(a) == 0;
+    const Expr usable = select(a_nan || a_inf || a_zero, make_one(t), a);
+    return select(a_nan, a,                                                //
+                  a_zero, make_zero(t),                                    //
+                  a_inf, select(e < make_zero(t), make_zero(t), t.max()),  //
+                  pow(usable, e));
+}
+
+// r^e in the signed mode (PyTorch's x^(p-1), as IEEE pow): a negative r keeps its sign for an
+// odd integer e, loses it for an even one, and gives NaN for any other e, except -inf (+inf or
+// 0 by the sign of e).
+Expr signed_general_power(const Expr &r, const Expr &e) {
+    const Type t = r.type();
+    const Expr power = general_power(magnitude(r), e);
+    const Expr integer = floor(e) == e;
+    const Expr odd = integer && (e - 2 * floor(e / 2)) == make_one(t);
+    const Expr negative = sign_bit_set(r) && magnitude_bits(r) != 0;
+    return select(
+        negative,
+        select(odd, -power, integer || magnitude_bits(r) == inf_bits(t), power, quiet_nan(t)),
+        power);
+}
+
+// Number of taps in [0, kernel) of window o that fall inside input + pads along dim d.
+Expr taps_inside_padded(const Expr &o, int d, const PoolBackwardWindows &w) {
+    return min(w.kernel[d], (w.padded[d] - 1 - o * w.stride[d]) / w.dilation[d] + 1);
+}
+
+}  // namespace
+
+Type pool_backward_compute_type(const Type &input) {
+    return input.bits() == 64 ? Float(64) : Float(32);
+}
+
+// With y = (F S)^(1/p) over window o (S its sum of terms, F = K / n or 1), the derivative by an
+// element x of the window is F sgn(x) |x|^(p-1) / y^(p-1) (abs mode; PyTorch's signed mode:
+// F x^(p-1) / y^(p-1)). It is taken as F r^(p-1), r = x / y, which is at most F^(-1/p) <= 1 in
+// magnitude in the abs mode: nothing overflows where dx does not. Per window:
+//   p = 1:     sgn(x) F dy (signed: F dy)
+//   p = 2:     r F dy
+//   p = 3:     r |r| F dy (signed: r^2 F dy); p = 4: r^3 F dy
+//   other p:   sgn(r) |r|^(p-1) F dy (signed: r^(p-1) as IEEE pow), by products for integer p
+// A window whose y is 0 contributes 0 (PyTorch: NaN, from the root's infinite slope at 0), and
+// so does x = 0 for p < 1 (PyTorch: NaN or inf).
+PoolBackwardStages define_pool_backward(const Func &x, const Func &y, const Func &dy, int spatial,
+                                        const PoolBackwardWindows &w, Func output,
+                                        const Type &output_type, const Expr &p_kind, const Expr &p,
+                                        const Expr &signed_pow, const Expr &rescale) {
+    PoolBackwardStages s;
+    s.input_type = x.type();
+    s.compute_type = pool_backward_compute_type(s.input_type);
+    s.signed_pow = signed_pow != 0;
+    for (int k = 0; k < abi::kNumPoolKinds; k++) {
+        s.kind_conditions.push_back(p_kind == k);
+    }
+    for (int d = 0; d < spatial; d++) {
+        s.vars.emplace_back("s" + std::to_string(d));
+    }
+    s.vars.emplace_back("c");
+    s.vars.emplace_back("n");
+    const std::vector<Expr> args(s.vars.begin(), s.vars.end());
+    const Type c = s.compute_type;
+    const Expr zero = make_zero(c), one = make_one(c);
+
+    // The coefficients of each window, once per window. Defined for any window along dim 0 (y
+    // and dy read clamped) so that a vector of elements reads a vector of them, where a clamp
+    // of the window index would make it a gather; windows outside the output are never taken.
+    std::vector<Expr> clamped = args;
+    clamped[0] = clamp(likely(args[0]), 0, w.output_extent[0] - 1);
+    const Expr norm = cast(c, y(clamped)), grad = cast(c, dy(clamped));
+    const Expr norm_zero = magnitude_bits(norm) == 0;
+    // The taps inside input + pads of window o, a product over the dims of counts that each
+    // depend on o's coordinate along that dim only: one integer division per row and column
+    // (per window, they were a scalar division per lane).
+    Expr kernel_size = one, inside = one;
+    for (int d = 0; d < spatial; d++) {
+        Var o("o");
+        Func count("inside" + std::to_string(d));
+        count(o) = cast(c, taps_inside_padded(o, d, w));
+        s.inside.push_back(count);
+        kernel_size *= cast(c, w.kernel[d]);
+        inside *= count(clamped[d]);
+    }
+    const Expr factor = select(rescale != 0, kernel_size / inside, one);
+    const Expr smallest_normal_bits = make_const(UInt(c.bits()), uint64_t(1) << mantissa_bits(c));
+    const Expr lift_needed = magnitude_bits(norm) < smallest_normal_bits && !norm_zero;
+    const Expr lift = select(lift_needed, make_const(c, 0x1p64), one);
+    s.coefficients = Func("coefficients");
+    s.coefficients(args) = Tuple(lift, strict_float(select(norm_zero, zero, one / (norm * lift))),
+                                 strict_float(select(norm_zero, zero, grad * factor)));
+
+    // The windows of each element: j per spatial dim, those inside the output taken.
+    Region taps;
+    for (int d = 0; d < spatial; d++) {
+        taps.emplace_back(0, w.taps[d]);
+    }
+    s.windows = RDom(taps, "window");
+    std::vector<Expr> at = args;
+    Expr inside_output = const_true();
+    for (int d = 0; d < spatial; d++) {
+        Expr o = s.vars[d] + w.first_window[d] - s.windows[d] * w.window_step[d];
+        // likely: the loops are cut where it holds (a row's elements away from its ends).
+        inside_output = inside_output && likely(o >= 0 && o < w.output_extent[d]);
+        at[d] = d == 0 ? o : clamp(o, 0, w.output_extent[d] - 1);
+    }
+    const Expr v = cast(c, x(args));
+    const Expr r = strict_float((v * s.coefficients(at)[0]) * s.coefficients(at)[1]);
+    const Expr a = magnitude(r);
+    const Expr e = cast(c, p) - one;
+    const Expr sign =
+        select(magnitude_bits(v) == 0 || is_nan_bits(v), zero, sign_bit_set(v), -one, one);
+    const Expr chain = integer_power(a, p - 1);
+    // One (condition, value) pair per line.
+    // clang-format off
+    const Expr slope = select(
+        p_kind == abi::kPool1, select(s.signed_pow, one, sign),
+        p_kind == abi::kPool2, r,
+        p_kind == abi::kPool3, select(s.signed_pow, r * r, r * a),
+        p_kind == abi::kPool4, (r * r) * r,
+        p_kind == abi::kPoolInt, select(s.signed_pow, integer_power(r, p - 1),
+                                                 select(sign_bit_set(r), -chain, chain)),
+        select(s.signed_pow, signed_general_power(r, e),
+               select(sign_bit_set(r), -general_power(a, e), general_power(a, e))));
+    // clang-format on
+    s.sum = Func("sum");
+    s.sum(args) = zero;
+    s.sum(args) += strict_float(select(inside_output, slope * s.coefficients(at)[2], zero));
+    s.out = output;
+    s.out(args) = output_type.bits() == 16 ? to_output(s.sum(args), output_type)
+                                           : strict_float(cast(output_type, s.sum(args)));
+    return s;
+}
+
+}  // namespace lpnorm::gen

@@ -1,0 +1,53 @@
+// The gradient of Lp pooling, dx = sum over the windows containing x of dy * dy/dx: what is
+// computed, never how (schedules/pool_backward_schedule.h). A gather: each element of dx visits
+// the windows that read it, no scatter and no atomics.
+#pragma once
+
+#include <vector>
+
+#include "Halide.h"
+
+namespace lpnorm::gen {
+
+// The windows one call visits per spatial dim, innermost first (runtime values, kernel_abi.h):
+// element i of the call's x reads windows o = i + first_window - j * window_step, j in
+// [0, taps), those with 0 <= o < the output's extent. kernel, stride, dilation and padded (the
+// input's extent plus both pads) count the taps of window o inside input + pads for the
+// rescaled overhang.
+struct PoolBackwardWindows {
+    std::vector<Halide::Expr> taps, first_window, window_step;
+    std::vector<Halide::Expr> kernel, stride, dilation, padded;
+    std::vector<Halide::Expr> output_extent;
+};
+
+// The stages of one pooling gradient pipeline, handed to schedules/.
+struct PoolBackwardStages {
+    // coefficients(o.., c, n): Tuple(lift, 1 / (y lift), dy F) per window o, F = K / n for the
+    // rescaled overhang (else 1); 0, 0 where y = 0. lift is a power of two that makes a
+    // subnormal y normal (1 otherwise).
+    Halide::Func coefficients;
+    // inside[d](o): the taps of window coordinate o along dim d inside input + pads.
+    std::vector<Halide::Func> inside;
+    Halide::Func sum;  // sum(s.., c, n): the windows' contributions, compute type
+    Halide::RDom windows;
+    Halide::Func out;                           // out(s.., c, n) = sum in the output type
+    std::vector<Halide::Var> vars;              // s0.., c, n (innermost first)
+    std::vector<Halide::Expr> kind_conditions;  // one per pool p_kind (kernel_abi.h)
+    Halide::Expr signed_pow;
+    Halide::Type input_type;
+    Halide::Type compute_type;
+};
+
+// float32 for 16- and 32-bit inputs, float64 for float64 (the forward's compute types).
+Halide::Type pool_backward_compute_type(const Halide::Type &input);
+
+// Builds the stages for x (the call's view of the forward's input), y (the forward's output)
+// and dy (its gradient), each over `spatial` + 2 dims, and defines `output` (dx over x's view).
+PoolBackwardStages define_pool_backward(const Halide::Func &x, const Halide::Func &y,
+                                        const Halide::Func &dy, int spatial,
+                                        const PoolBackwardWindows &w, Halide::Func output,
+                                        const Halide::Type &output_type, const Halide::Expr &p_kind,
+                                        const Halide::Expr &p, const Halide::Expr &signed_pow,
+                                        const Halide::Expr &rescale);
+
+}  // namespace lpnorm::gen

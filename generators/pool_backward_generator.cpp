@@ -1,0 +1,128 @@
+// Pooling gradient generators: one per spatial rank (kernel_abi.h). Each declares its buffers,
+// window inputs and knobs, builds the algorithm with define_pool_backward(), and hands the
+// stages to schedules/.
+#include "Halide.h"
+#include "kernel_abi.h"
+#include "pool_backward_algorithm.h"
+#include "pool_backward_schedule.h"
+
+namespace lpnorm::gen {
+namespace {
+
+using namespace Halide;
+
+template <typename Self, int Spatial>
+class PoolBackwardGenerator : public Generator<Self> {
+public:
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning)                                 \
+    GeneratorParam<int> name{#name, default_value, min, max};
+#include "pool_backward_knobs.def"
+#undef LPNORM_KNOB
+
+    // Element types set on the command line (input.type=float32 y.type=float32 ...), all the
+    // same; dims (s0, .., c, n), innermost first, any strides. x is the call's view of the
+    // forward's input, y the forward's output and dy its gradient; dx, over x's view, is the
+    // output.
+    GeneratorInput<Buffer<void, Spatial + 2>> x{"input"};
+    GeneratorInput<Buffer<void, Spatial + 2>> y{"y"};
+    GeneratorInput<Buffer<void, Spatial + 2>> dy{"dy"};
+    GeneratorInput<int> p_kind{"p_kind"};
+    GeneratorInput<double> p{"p"};
+    GeneratorInput<int> signed_pow{"signed_pow"};
+    GeneratorInput<int> rescale{"rescale"};
+    GeneratorInput<int[abi::kMaxPoolSpatial]> kernel{"kernel"};
+    GeneratorInput<int[abi::kMaxPoolSpatial]> stride{"stride"};
+    GeneratorInput<int[abi::kMaxPoolSpatial]> dilation{"dilation"};
+    GeneratorInput<int[abi::kMaxPoolSpatial]> padded{"padded"};
+    GeneratorInput<int[abi::kMaxPoolSpatial]> taps{"taps"};
+    GeneratorInput<int[abi::kMaxPoolSpatial]> first_window{"first_window"};
+    GeneratorInput<int[abi::kMaxPoolSpatial]> window_step{"window_step"};
+    GeneratorOutput<Buffer<void, Spatial + 2>> dx{"output"};
+
+    void generate() {
+        for (auto *b : {&x, &y, &dy}) {
+            (*b).dim(0).set_stride(Expr());
+        }
+        PoolBackwardWindows w;
+        for (int d = 0; d < Spatial; d++) {
+            w.taps.push_back(taps[d]);
+            w.first_window.push_back(first_window[d]);
+            w.window_step.push_back(window_step[d]);
+            w.kernel.push_back(kernel[d]);
+            w.stride.push_back(stride[d]);
+            w.dilation.push_back(dilation[d]);
+            w.padded.push_back(padded[d]);
+            w.output_extent.push_back(y.dim(d).extent());
+        }
+        Func out("dx");
+        stages_ = define_pool_backward(x, y, dy, Spatial, w, out, dx.type(), p_kind, p, signed_pow,
+                                       rescale);
+        dx = stages_.out;
+        dx.dim(0).set_stride(Expr());  // the phases of a stride along dim 0 write every s-th
+        set_estimates();
+    }
+
+    void schedule() {
+        if (this->using_autoscheduler()) return;
+        sched::PoolBackwardKnobs knobs;
+#define LPNORM_KNOB(name, default_value, min, max, scale, meaning) knobs.name = name;
+#include "pool_backward_knobs.def"
+#undef LPNORM_KNOB
+        sched::PoolBackwardBuffers buffers;
+        buffers.unit_strides = x.dim(0).stride() == 1 && dx.dim(0).stride() == 1 &&
+                               y.dim(0).stride() == 1 && dy.dim(0).stride() == 1;
+        for (int d = 0; d < Spatial + 2; d++) {
+            buffers.dx_extent.push_back(dx.dim(d).extent());
+        }
+        sched::schedule_pool_backward(stages_, buffers, this->context(), knobs);
+    }
+
+private:
+    // The bench's case of each rank (bench/README.md), p = 2, stride 1 along each dim.
+    void set_estimates() {
+        const std::vector<int> &in = Self::kEstimateExtents;
+        Region region;
+        for (int d = 0; d < Spatial + 2; d++) {
+            region.emplace_back(0, in[d]);
+        }
+        x.set_estimates(region);
+        y.set_estimates(region);
+        dy.set_estimates(region);
+        dx.set_estimates(region);
+        p_kind.set_estimate(abi::kPool2);
+        p.set_estimate(2.0);
+        signed_pow.set_estimate(0);
+        rescale.set_estimate(0);
+        for (int d = 0; d < abi::kMaxPoolSpatial; d++) {
+            kernel.set_estimate(d, 3);
+            stride.set_estimate(d, 1);
+            dilation.set_estimate(d, 1);
+            padded.set_estimate(d, d < Spatial ? in[d] + 2 : 1);
+            taps.set_estimate(d, 3);
+            first_window.set_estimate(d, 1);
+            window_step.set_estimate(d, 1);
+        }
+    }
+
+    PoolBackwardStages stages_;
+};
+
+class PoolBackward1d : public PoolBackwardGenerator<PoolBackward1d, 1> {
+public:
+    inline static const std::vector<int> kEstimateExtents = {8192, 64, 32};
+};
+class PoolBackward2d : public PoolBackwardGenerator<PoolBackward2d, 2> {
+public:
+    inline static const std::vector<int> kEstimateExtents = {112, 112, 64, 32};
+};
+class PoolBackward3d : public PoolBackwardGenerator<PoolBackward3d, 3> {
+public:
+    inline static const std::vector<int> kEstimateExtents = {56, 56, 32, 32, 4};
+};
+
+}  // namespace
+}  // namespace lpnorm::gen
+
+HALIDE_REGISTER_GENERATOR(lpnorm::gen::PoolBackward1d, pool_backward_1d)
+HALIDE_REGISTER_GENERATOR(lpnorm::gen::PoolBackward2d, pool_backward_2d)
+HALIDE_REGISTER_GENERATOR(lpnorm::gen::PoolBackward3d, pool_backward_3d)
