@@ -71,6 +71,19 @@ enum PoolKind : int {
 constexpr int kNumPoolKinds = 6;
 constexpr int kMaxChainPower = 64;
 
+// ---- Gradient of pooling ------------------------------------------------------------------
+// Every pooling gradient kernel (one per spatial rank k) has the C signature
+//   int fn(halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy, int32_t p_kind,
+//          double p, int32_t signed_pow, int32_t rescale, int32_t kernel_0, .., kernel_2,
+//          int32_t stride_0.., int32_t dilation_0.., int32_t padded_0.., int32_t taps_0..,
+//          int32_t first_window_0.., int32_t window_step_0.., halide_buffer_t *dx);
+// with the pooling kernels' dims and p_kind. x and dx are views of one phase of the forward's
+// input (every stride-th element of each spatial dim), y and dy the forward's output and its
+// gradient. Element i of the view reads, per spatial dim, the windows
+// o = i + first_window - j * window_step, j < taps, those with 0 <= o < y's extent; kernel,
+// stride, dilation and padded (input + both pads) count the taps inside input + pads for the
+// rescaled overhang.
+
 // ---- Lp normalization ---------------------------------------------------------------------
 // Every normalization kernel has the C signature
 //   int fn(halide_buffer_t *input, int32_t p_kind, double p, int32_t eps_kind, double eps,

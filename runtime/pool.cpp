@@ -21,15 +21,6 @@
 namespace lpnorm {
 namespace {
 
-int pool_kind(double p) {
-    if (p == 1) return abi::kPool1;
-    if (p == 2) return abi::kPool2;
-    if (p == 3) return abi::kPool3;
-    if (p == 4) return abi::kPool4;
-    if (p == std::floor(p) && p <= abi::kMaxChainPower) return abi::kPoolInt;
-    return abi::kPoolP;
-}
-
 bool is_pool_dtype(DType d) {
     return d == DType::float32 || d == DType::float64 || d == DType::float16 ||
            d == DType::bfloat16;
@@ -180,7 +171,7 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     call.kernel = kernel;
     call.backend = backend;
     call.memory = input.memory;
-    call.p_kind = pool_kind(params.p);
+    call.p_kind = rt::pool_kind(params.p);
     call.p = params.p;
     call.signed_pow = params.mode == PoolMode::signed_pow;
     call.rescale = params.overhang == Overhang::rescale;

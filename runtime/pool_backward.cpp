@@ -19,39 +19,6 @@
 namespace lpnorm {
 namespace {
 
-int pool_kind_of(double p) {
-    if (p == 1) return abi::kPool1;
-    if (p == 2) return abi::kPool2;
-    if (p == 3) return abi::kPool3;
-    if (p == 4) return abi::kPool4;
-    if (p == std::floor(p) && p <= abi::kMaxChainPower) return abi::kPoolInt;
-    return abi::kPoolP;
-}
-
-bool is_gradient_dtype(DType d) {
-    return d == DType::float32 || d == DType::float64 || d == DType::float16 ||
-           d == DType::bfloat16;
-}
-
-// `t` (`name`: "output" or "output_grad") must have input's dtype and the forward's output
-// shape; any strides.
-Status check_output_like(const Tensor &t, const char *name, const Tensor &input,
-                         const rt::Shape &expected) {
-    if (t.dtype != input.dtype) {
-        return Status(ErrorCode::dtype_mismatch,
-                      std::string(name) + ".dtype = " + dtype_name(t.dtype) +
-                          " differs from input.dtype = " + dtype_name(input.dtype));
-    }
-    if (t.rank != expected.rank ||
-        !std::equal(expected.dim, expected.dim + expected.rank, t.shape)) {
-        return Status(ErrorCode::shape_mismatch,
-                      std::string(name) + ".shape = " + rt::format_shape(t.shape, t.rank) +
-                          " differs from the forward's output shape " +
-                          rt::format_shape(expected.dim, expected.rank));
-    }
-    return Status::Ok();
-}
-
 // The windows the elements of one phase of a spatial dim read (kernel_abi.h): the taps k with
 // phase + pad_begin - k * dilation a multiple of the stride form a progression of step
 // stride / g, g = gcd(stride, dilation); window o = io + first - j * dilation / g.
@@ -119,7 +86,7 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
                               ": pool_backward runs on host (CPU) tensors only");
         }
     }
-    if (!is_gradient_dtype(input.dtype)) {
+    if (!rt::is_gradient_dtype(input.dtype)) {
         return Status(ErrorCode::invalid_argument,
                       std::string("input.dtype = ") + dtype_name(input.dtype) +
                           " has no gradient: use float32, float64, float16 or bfloat16");
@@ -132,9 +99,9 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
     forward.dim[forward.rank++] = shape[0];
     forward.dim[forward.rank++] = shape[1];
     for (const PoolAxis &a : axes) forward.dim[forward.rank++] = a.output;
-    s = check_output_like(output, "output", input, forward);
+    s = rt::check_forward_output(output, "output", input, forward);
     if (!s.ok()) return s;
-    s = check_output_like(output_grad, "output_grad", input, forward);
+    s = rt::check_forward_output(output_grad, "output_grad", input, forward);
     if (!s.ok()) return s;
     rt::Shape input_shape;
     input_shape.rank = input.rank;
@@ -172,7 +139,7 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
     }
     Call call;
     call.kernel = kernel;
-    call.p_kind = pool_kind_of(params.p);
+    call.p_kind = rt::pool_kind(params.p);
     call.p = params.p;
     call.signed_pow = params.mode == PoolMode::signed_pow;
     call.rescale = params.overhang == Overhang::rescale;

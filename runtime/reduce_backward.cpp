@@ -22,11 +22,6 @@ namespace {
 enum : int { kX = 0, kY = 1, kDy = 2, kDx = 3, kNumTensors = 4 };
 constexpr bool kPerGroup[kNumTensors] = {false, true, true, false};
 
-bool is_gradient_dtype(DType d) {
-    return d == DType::float32 || d == DType::float64 || d == DType::float16 ||
-           d == DType::bfloat16;
-}
-
 int gradient_kind_of(double p) {
     if (std::isinf(p)) return abi::kGradExtreme;
     if (p == 0) return abi::kCount;
@@ -35,25 +30,6 @@ int gradient_kind_of(double p) {
     if (p == 3) return abi::kL3;
     if (p == std::floor(p) && p <= abi::kMaxChainPower) return abi::kGradInt;
     return abi::kLp;
-}
-
-// A tensor of the forward's output shape (`name`: "output" or "output_grad") must have x's
-// dtype and exactly that shape; any strides.
-Status check_group_tensor(const Tensor &t, const char *name, const Tensor &input,
-                          const rt::Shape &expected) {
-    if (t.dtype != input.dtype) {
-        return Status(ErrorCode::dtype_mismatch,
-                      std::string(name) + ".dtype = " + dtype_name(t.dtype) +
-                          " differs from input.dtype = " + dtype_name(input.dtype));
-    }
-    if (t.rank != expected.rank ||
-        !std::equal(expected.dim, expected.dim + expected.rank, t.shape)) {
-        return Status(ErrorCode::shape_mismatch,
-                      std::string(name) + ".shape = " + rt::format_shape(t.shape, t.rank) +
-                          " differs from the forward's output shape " +
-                          rt::format_shape(expected.dim, expected.rank));
-    }
-    return Status::Ok();
 }
 
 // `t` (of the forward's output shape) seen with x's rank: extent 1 and stride 0 along the
@@ -126,7 +102,7 @@ Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &
                               ": reduce_backward runs on host (CPU) tensors only");
         }
     }
-    if (!is_gradient_dtype(input.dtype)) {
+    if (!rt::is_gradient_dtype(input.dtype)) {
         return Status(ErrorCode::invalid_argument,
                       std::string("input.dtype = ") + dtype_name(input.dtype) +
                           " has no gradient: use float32, float64, float16 or bfloat16");
@@ -136,9 +112,9 @@ Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &
     if (!s.ok()) return s;
     const rt::Shape forward_shape =
         rt::reduce_output_shape_of(input.shape, input.rank, r.reduced, params.keep_dims);
-    s = check_group_tensor(output, "output", input, forward_shape);
+    s = rt::check_forward_output(output, "output", input, forward_shape);
     if (!s.ok()) return s;
-    s = check_group_tensor(output_grad, "output_grad", input, forward_shape);
+    s = rt::check_forward_output(output_grad, "output_grad", input, forward_shape);
     if (!s.ok()) return s;
     rt::Shape input_shape;
     input_shape.rank = input.rank;

@@ -216,4 +216,26 @@ Status check_no_overlap(const Tensor &input, const char *input_name, const Tenso
     return Status::Ok();
 }
 
+bool is_gradient_dtype(DType dtype) {
+    return dtype == DType::float32 || dtype == DType::float64 || dtype == DType::float16 ||
+           dtype == DType::bfloat16;
+}
+
+Status check_forward_output(const Tensor &t, const char *name, const Tensor &input,
+                            const Shape &expected) {
+    if (t.dtype != input.dtype) {
+        return Status(ErrorCode::dtype_mismatch,
+                      std::string(name) + ".dtype = " + dtype_name(t.dtype) +
+                          " differs from input.dtype = " + dtype_name(input.dtype));
+    }
+    if (t.rank != expected.rank ||
+        !std::equal(expected.dim, expected.dim + expected.rank, t.shape)) {
+        return Status(ErrorCode::shape_mismatch, std::string(name) +
+                                                     ".shape = " + format_shape(t.shape, t.rank) +
+                                                     " differs from the forward's output shape " +
+                                                     format_shape(expected.dim, expected.rank));
+    }
+    return Status::Ok();
+}
+
 }  // namespace lpnorm::rt

@@ -40,6 +40,14 @@ struct Shape {
 Status validate_output(const Tensor &input, const Tensor &output, const Shape &expected,
                        const char *input_name = "input", const char *output_name = "output");
 
+// The floating dtypes the gradients take: float32, float64, float16, bfloat16.
+bool is_gradient_dtype(DType dtype);
+
+// A gradient's tensor of the forward's output shape (`name`: "output" or "output_grad"): the
+// input's dtype and exactly `expected`'s shape; any strides.
+Status check_forward_output(const Tensor &t, const char *name, const Tensor &input,
+                            const Shape &expected);
+
 // No byte of `output` lies inside `input`'s span (for cl_mem handles: not the same buffer).
 Status check_no_overlap(const Tensor &input, const char *input_name, const Tensor &output,
                         const char *output_name);

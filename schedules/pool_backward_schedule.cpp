@@ -7,14 +7,17 @@
 // it changes the slope) gets its own copy of the loops, so that no copy evaluates another's
 // arithmetic.
 //
-// Measured on [32,64,112,112] float32 3x3 s1 pad 1, p = 2, the kernel alone, 2 threads (Zen 3,
-// AVX2): 153 ms with a fused (c, n) task loop (the one-vector sum allocated on the heap per
-// vector), 106 ms with a loop per image and a bound on the sum's storage, 90 ms with the
-// window counts of the rescaled overhang per row and column (a division per lane before),
-// 65 ms with the row ends cut off by likely() (dense loads of the coefficients, no mask in the
-// steady state), 62 ms with two vectors side by side (84 ms with four). The steady state is
-// three loads, three products and an add per window and vector; the limit this chases, x, y,
-// dy and dx streamed once, is about 10 ms.
+// Measured with lpnorm_bench (pool_backward/f32/p2/k3x3_s1_p1/32x64x112x112, 2 threads, Zen 3,
+// AVX2): 213 ms for the first schedule (coefficients gathered through a clamped index, a fused
+// (c, n) task loop whose one-vector sums were allocated on the heap, a division per lane for the
+// rescale counts), 37 ms for this one. The steps, in a standalone driver on Halide's own
+// runtime: bounded storage and a loop per image 153 -> 106 ms, per-row counts 90, likely() 65
+// (dense coefficient loads, no mask in the steady state), two vectors side by side 62 (four:
+// 84). Tried and dropped: a window stride of 2 taken inside the kernel instead of the runtime's
+// phases (the sums deinterleaved and reinterleaved per window): 2x2 s2 55 against 59 ms, but
+// 3x3 s2 109 against 70 ms and 3x3 s1 53 ms. The steady state is three loads, three products
+// and an add per window and vector; the limit this chases, x, y, dy and dx streamed once, is
+// about 10 ms.
 #include "pool_backward_schedule.h"
 
 #include "kernel_abi.h"

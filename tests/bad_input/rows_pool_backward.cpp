@@ -79,19 +79,19 @@ void add_cpp_rows(std::vector<Row> *rows) {
                      kInvalid,
                      {"input.dtype = int32", "float32, float64, float16 or bfloat16"}});
     rows->push_back({e,
-                     "pool_backward.output_dtype",
+                     "validate.forward_output_dtype",
                      "float16 output of float32",
                      with([](Buffers &b, Call *c) { c->y = b.x(kPooled, DType::float16); }),
                      ErrorCode::dtype_mismatch,
                      {"output.dtype = float16", "input.dtype = float32"}});
     rows->push_back({e,
-                     "pool_backward.output_dtype",
+                     "validate.forward_output_dtype",
                      "float64 output_grad of float32",
                      with([](Buffers &b, Call *c) { c->dy = b.x(kPooled, DType::float64); }),
                      ErrorCode::dtype_mismatch,
                      {"output_grad.dtype = float64", "input.dtype = float32"}});
     rows->push_back({e,
-                     "pool_backward.output_shape",
+                     "validate.forward_output_shape",
                      "output of a stride-1 window",
                      with([](Buffers &b, Call *c) {
                          c->y = b.x({2, 3, 5, 7});
@@ -99,7 +99,7 @@ void add_cpp_rows(std::vector<Row> *rows) {
                      ErrorCode::shape_mismatch,
                      {"output.shape = [2, 3, 5, 7]", "output shape [2, 3, 3, 4]"}});
     rows->push_back({e,
-                     "pool_backward.output_shape",
+                     "validate.forward_output_shape",
                      "output_grad of the input's shape",
                      with([](Buffers &b, Call *c) { c->dy = b.x(kShape); }),
                      ErrorCode::shape_mismatch,

@@ -80,19 +80,19 @@ void add_cpp_rows(std::vector<Row> *rows) {
                      kInvalid,
                      {"input.dtype = int32", "float32, float64, float16 or bfloat16"}});
     rows->push_back({e,
-                     "reduce_backward.group_dtype",
+                     "validate.forward_output_dtype",
                      "float16 output of float32",
                      with([](Buffers &b, Call *c) { c->y = b.x(kGroups, DType::float16); }),
                      ErrorCode::dtype_mismatch,
                      {"output.dtype = float16", "input.dtype = float32"}});
     rows->push_back({e,
-                     "reduce_backward.group_dtype",
+                     "validate.forward_output_dtype",
                      "float64 output_grad of float32",
                      with([](Buffers &b, Call *c) { c->dy = b.x(kGroups, DType::float64); }),
                      ErrorCode::dtype_mismatch,
                      {"output_grad.dtype = float64", "input.dtype = float32"}});
     rows->push_back({e,
-                     "reduce_backward.group_shape",
+                     "validate.forward_output_shape",
                      "output with the kept dim of keep_dims = true",
                      with([](Buffers &b, Call *c) {
                          c->y = b.x({2, 3, 6, 1});
@@ -100,7 +100,7 @@ void add_cpp_rows(std::vector<Row> *rows) {
                      ErrorCode::shape_mismatch,
                      {"output.shape = [2, 3, 6, 1]", "output shape [2, 3, 6]"}});
     rows->push_back({e,
-                     "reduce_backward.group_shape",
+                     "validate.forward_output_shape",
                      "output_grad of the input's shape",
                      with([](Buffers &b, Call *c) { c->dy = b.x(kShape); }),
                      ErrorCode::shape_mismatch,
