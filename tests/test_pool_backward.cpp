@@ -3,6 +3,7 @@
 // modes and overhang rules, zeros and windows whose output is 0, powers beyond the range,
 // subnormal outputs, strided views, finite differences of lpnorm::pool in float64, and the C ABI.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <tuple>
 
@@ -87,9 +88,14 @@ struct Geometry {
     PoolParams window;
 };
 
+bool emulated() { return std::getenv("LPNORM_TEST_EMULATED") != nullptr; }
+
+// Widths around the vector sizes and primes; under emulation (qemu) fewer of them.
 std::vector<Geometry> geometries(int spatial) {
     std::vector<Geometry> g;
-    for (int64_t w : {1, 2, 7, 9, 17, 33}) {
+    const std::vector<int64_t> widths =
+        emulated() ? std::vector<int64_t>{2, 9, 17} : std::vector<int64_t>{1, 2, 7, 9, 17, 33};
+    for (int64_t w : widths) {
         if (spatial == 1) {
             g.push_back({{w + 3}, window({4}, {2})});
             g.push_back({{w}, window({3}, {1}, {1, 1})});
@@ -126,7 +132,12 @@ std::vector<int64_t> with_batch(int64_t n, int64_t c, const std::vector<int64_t>
     return s;
 }
 
-const std::vector<double> kOrders = {1, 2, 3, 4, 2.5, 0.5, 7};
+// Every p class (products for 2, 3, 4 and the chains, pow otherwise); under emulation one of
+// each kind of arithmetic.
+std::vector<double> orders() {
+    return emulated() ? std::vector<double>{1, 2, 3, 2.5}
+                      : std::vector<double>{1, 2, 3, 4, 2.5, 0.5, 7};
+}
 
 class PoolBackwardSweep : public ::testing::TestWithParam<std::tuple<Isa, DType, int>> {
 protected:
@@ -149,7 +160,7 @@ TEST_P(PoolBackwardSweep, WindowsModesAndOrders) {
         for (int64_t i = 0; i < positive.t.num_elements(); i++) {
             positive.set_at(i, std::fabs(positive.at(i)));
         }
-        for (double p : kOrders) {
+        for (double p : orders()) {
             for (PoolMode mode : {PoolMode::abs, PoolMode::signed_pow}) {
                 for (Overhang overhang : {Overhang::sum, Overhang::rescale}) {
                     PoolParams params = g.window;
@@ -172,8 +183,7 @@ TEST_P(PoolBackwardSweep, LargeShapes) {
     const auto [isa, dtype, spatial] = GetParam();
     std::string why;
     if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
-    const bool emulated = std::getenv("LPNORM_TEST_EMULATED") != nullptr;
-    const int64_t n = emulated ? 1 : 4;
+    const int64_t n = emulated() ? 1 : 4;
     std::vector<Geometry> cases;
     if (spatial == 1) {
         cases = {{{300}, window({4}, {2})}, {{257}, window({3}, {1}, {1, 1})}};
