@@ -1,7 +1,7 @@
 // lpnorm::pool_backward: validate -> resolve the window geometry -> one kernel call per phase of
 // the strides: the elements i = io * stride + phase of each spatial dim read the windows
 // o = io + first - j * step, j < taps, so each call sees a unit-stride problem (kernel_abi.h).
-#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
