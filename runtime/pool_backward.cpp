@@ -99,18 +99,7 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
     forward.dim[forward.rank++] = shape[0];
     forward.dim[forward.rank++] = shape[1];
     for (const PoolAxis &a : axes) forward.dim[forward.rank++] = a.output;
-    s = rt::check_forward_output(output, "output", input, forward);
-    if (!s.ok()) return s;
-    s = rt::check_forward_output(output_grad, "output_grad", input, forward);
-    if (!s.ok()) return s;
-    rt::Shape input_shape;
-    input_shape.rank = input.rank;
-    for (int i = 0; i < input.rank; i++) input_shape.dim[i] = input.shape[i];
-    s = rt::validate_output(input, input_grad, input_shape, "input", "input_grad");
-    if (!s.ok()) return s;
-    s = rt::check_no_overlap(output, "output", input_grad, "input_grad");
-    if (!s.ok()) return s;
-    s = rt::check_no_overlap(output_grad, "output_grad", input_grad, "input_grad");
+    s = rt::check_gradient_tensors(input, output, output_grad, input_grad, forward);
     if (!s.ok()) return s;
 
     const int64_t count = input_grad.num_elements();

@@ -112,18 +112,7 @@ Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &
     if (!s.ok()) return s;
     const rt::Shape forward_shape =
         rt::reduce_output_shape_of(input.shape, input.rank, r.reduced, params.keep_dims);
-    s = rt::check_forward_output(output, "output", input, forward_shape);
-    if (!s.ok()) return s;
-    s = rt::check_forward_output(output_grad, "output_grad", input, forward_shape);
-    if (!s.ok()) return s;
-    rt::Shape input_shape;
-    input_shape.rank = input.rank;
-    for (int i = 0; i < input.rank; i++) input_shape.dim[i] = input.shape[i];
-    s = rt::validate_output(input, input_grad, input_shape, "input", "input_grad");
-    if (!s.ok()) return s;
-    s = rt::check_no_overlap(output, "output", input_grad, "input_grad");
-    if (!s.ok()) return s;
-    s = rt::check_no_overlap(output_grad, "output_grad", input_grad, "input_grad");
+    s = rt::check_gradient_tensors(input, output, output_grad, input_grad, forward_shape);
     if (!s.ok()) return s;
 
     if (input_grad.num_elements() == 0) return Status::Ok();

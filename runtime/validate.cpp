@@ -238,4 +238,17 @@ Status check_forward_output(const Tensor &t, const char *name, const Tensor &inp
     return Status::Ok();
 }
 
+Status check_gradient_tensors(const Tensor &input, const Tensor &output, const Tensor &output_grad,
+                              const Tensor &input_grad, const Shape &forward) {
+    Status s = check_forward_output(output, "output", input, forward);
+    if (s.ok()) s = check_forward_output(output_grad, "output_grad", input, forward);
+    Shape input_shape;
+    input_shape.rank = input.rank;
+    for (int i = 0; i < input.rank; i++) input_shape.dim[i] = input.shape[i];
+    if (s.ok()) s = validate_output(input, input_grad, input_shape, "input", "input_grad");
+    if (s.ok()) s = check_no_overlap(output, "output", input_grad, "input_grad");
+    if (s.ok()) s = check_no_overlap(output_grad, "output_grad", input_grad, "input_grad");
+    return s;
+}
+
 }  // namespace lpnorm::rt

@@ -48,6 +48,12 @@ bool is_gradient_dtype(DType dtype);
 Status check_forward_output(const Tensor &t, const char *name, const Tensor &input,
                             const Shape &expected);
 
+// The tensors of a gradient with a forward output: output and output_grad as
+// check_forward_output() says, input_grad as validate_output() with the input's shape, and
+// input_grad overlapping neither output nor output_grad.
+Status check_gradient_tensors(const Tensor &input, const Tensor &output, const Tensor &output_grad,
+                              const Tensor &input_grad, const Shape &forward);
+
 // No byte of `output` lies inside `input`'s span (for cl_mem handles: not the same buffer).
 Status check_no_overlap(const Tensor &input, const char *input_name, const Tensor &output,
                         const char *output_name);
