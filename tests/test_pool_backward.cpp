@@ -15,29 +15,6 @@
 namespace lpnorm::test {
 namespace {
 
-PoolParams window(std::vector<int64_t> kernel, std::vector<int64_t> strides = {},
-                  std::vector<int64_t> pads = {}, std::vector<int64_t> dilations = {},
-                  bool ceil_mode = false, AutoPad auto_pad = AutoPad::notset) {
-    PoolParams p;
-    p.kernel = std::move(kernel);
-    p.strides = std::move(strides);
-    p.pads = std::move(pads);
-    p.dilations = std::move(dilations);
-    p.ceil_mode = ceil_mode;
-    p.auto_pad = auto_pad;
-    return p;
-}
-
-std::string describe(const Tensor &x, const PoolParams &p) {
-    std::ostringstream s;
-    s << dtype_name(x.dtype) << " " << shape_string(x.shape_vector()) << " kernel "
-      << shape_string(p.kernel) << " strides " << shape_string(p.strides) << " dilations "
-      << shape_string(p.dilations) << " pads " << shape_string(p.pads) << " auto_pad "
-      << int(p.auto_pad) << " ceil " << p.ceil_mode << " p " << p.p << " mode " << int(p.mode)
-      << " overhang " << int(p.overhang);
-    return s.str();
-}
-
 Array run_pool(const Tensor &x, const PoolParams &p, Status *status) {
     std::vector<int64_t> shape;
     *status = pool_output_shape(x.shape_vector(), p, &shape);
@@ -55,16 +32,16 @@ Array run_pool(const Tensor &x, const PoolParams &p, Status *status) {
     Array dx = make_array(x.dtype, x.shape_vector());
     fill_bytes(&dx, 0xA5);
     const Status s = pool_backward(x, y, dy, dx.t, p);
-    if (!s.ok()) return ::testing::AssertionFailure() << describe(x, p) << ": " << s.message();
+    if (!s.ok()) return ::testing::AssertionFailure() << describe_pool(x, p) << ": " << s.message();
     if (!kernel.empty() && std::string(testing::last_kernel()).find(kernel) == std::string::npos) {
         return ::testing::AssertionFailure()
-               << describe(x, p) << ": ran " << testing::last_kernel() << ", not " << kernel;
+               << describe_pool(x, p) << ": ran " << testing::last_kernel() << ", not " << kernel;
     }
     for (size_t i = 0; i < want.values.size(); i++) {
         const long double got = dx.at(int64_t(i));
         if (!ref::normalize_gradient_matches(x.dtype, want.values[i], got)) {
             return ::testing::AssertionFailure()
-                   << describe(x, p) << ": dx element " << i << " is " << double(got)
+                   << describe_pool(x, p) << ": dx element " << i << " is " << double(got)
                    << ", expected " << double(want.values[i].value) << " (error bound "
                    << double(want.values[i].error) << " plus the rounding)";
         }
@@ -395,7 +372,7 @@ TEST(PoolBackward, FiniteDifferences) {
                             const long double numeric = (loss(plus) - loss(minus)) / (2 * h);
                             EXPECT_NEAR(double(dx.at(i)), double(numeric),
                                         1e-6 * double(largest + 1))
-                                << describe(x.t, params) << " element " << i;
+                                << describe_pool(x.t, params) << " element " << i;
                         }
                     }
                 }

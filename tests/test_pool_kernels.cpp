@@ -17,17 +17,6 @@ const std::vector<DType> kPoolDtypes = {DType::float32, DType::float16, DType::b
                                         DType::float64};
 const std::vector<double> kPoolPs = {1, 2, 3, 4, 2.5, 0.5, 7};
 
-std::string describe_pool(const Tensor &x, const PoolParams &p) {
-    std::ostringstream s;
-    s << dtype_name(x.dtype) << " " << shape_string(x.shape_vector()) << " strides "
-      << shape_string(std::vector<int64_t>(x.strides, x.strides + x.rank)) << " kernel "
-      << shape_string(p.kernel) << " strides " << shape_string(p.strides) << " dilations "
-      << shape_string(p.dilations) << " pads " << shape_string(p.pads) << " auto_pad "
-      << int(p.auto_pad) << " ceil " << p.ceil_mode << " p " << p.p << " mode " << int(p.mode)
-      << " overhang " << int(p.overhang);
-    return s.str();
-}
-
 // Runs lpnorm::pool into a canary-filled output and checks the shape and every value.
 ::testing::AssertionResult check_pool(const Tensor &x, const PoolParams &params) {
     const ref::Result expected = ref::pool(x, params);
@@ -82,19 +71,6 @@ struct Geometry {
     std::vector<int64_t> spatial;  // input spatial sizes
     PoolParams window;             // p, mode and overhang are set by the sweep
 };
-
-PoolParams window(std::vector<int64_t> kernel, std::vector<int64_t> strides = {},
-                  std::vector<int64_t> pads = {}, std::vector<int64_t> dilations = {},
-                  bool ceil_mode = false, AutoPad auto_pad = AutoPad::notset) {
-    PoolParams p;
-    p.kernel = std::move(kernel);
-    p.strides = std::move(strides);
-    p.pads = std::move(pads);
-    p.dilations = std::move(dilations);
-    p.ceil_mode = ceil_mode;
-    p.auto_pad = auto_pad;
-    return p;
-}
 
 // Widths around 4/8/16/32 lanes and primes, with the specialised windows (2x2 s2, 3x3 s1,
 // 3x3 s2, 2x2x2 s2, 1-D k4 s2) and general ones.

@@ -286,4 +286,28 @@ public:
     ::testing::AddGlobalTestEnvironment(new GpuBackendEnvironment);
 
 }  // namespace
+std::string describe_pool(const Tensor &x, const PoolParams &p) {
+    std::ostringstream s;
+    s << dtype_name(x.dtype) << " " << shape_string(x.shape_vector()) << " strides "
+      << shape_string(std::vector<int64_t>(x.strides, x.strides + x.rank)) << " kernel "
+      << shape_string(p.kernel) << " strides " << shape_string(p.strides) << " dilations "
+      << shape_string(p.dilations) << " pads " << shape_string(p.pads) << " auto_pad "
+      << int(p.auto_pad) << " ceil " << p.ceil_mode << " p " << p.p << " mode " << int(p.mode)
+      << " overhang " << int(p.overhang);
+    return s.str();
+}
+
+PoolParams window(std::vector<int64_t> kernel, std::vector<int64_t> strides,
+                  std::vector<int64_t> pads, std::vector<int64_t> dilations, bool ceil_mode,
+                  AutoPad auto_pad) {
+    PoolParams p;
+    p.kernel = std::move(kernel);
+    p.strides = std::move(strides);
+    p.pads = std::move(pads);
+    p.dilations = std::move(dilations);
+    p.ceil_mode = ceil_mode;
+    p.auto_pad = auto_pad;
+    return p;
+}
+
 }  // namespace lpnorm::test

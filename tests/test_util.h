@@ -57,6 +57,13 @@ const std::vector<DType> &all_dtypes();
 const std::vector<double> &p_classes();  // 1, 2, 3, 2.5, 0.5, +inf, -inf, 0
 
 std::string describe(const Tensor &t, const ReduceParams &params);
+// A pooling call in one line: dtype, shape, strides and every attribute.
+std::string describe_pool(const Tensor &x, const PoolParams &p);
+
+// Pooling attributes in one expression (p, mode and overhang left at their defaults).
+PoolParams window(std::vector<int64_t> kernel, std::vector<int64_t> strides = {},
+                  std::vector<int64_t> pads = {}, std::vector<int64_t> dilations = {},
+                  bool ceil_mode = false, AutoPad auto_pad = AutoPad::notset);
 std::string shape_string(const std::vector<int64_t> &shape);
 
 // Runs lpnorm::reduce(input, out, params) into a canary-filled dense output and checks the
