@@ -3,47 +3,11 @@
 // Input bytes, in order (pickers in fuzz_util.h; make_seeds.py writes seeds this way):
 //   rank, dtype, one dim per rank, layout (+ its bytes), num_axes, one axis per num_axes, p,
 //   eps (from p's list), eps_mode, misuse (+ its bytes), guard side; the rest fills the elements.
-#include "fuzz_call.h"
+#include "fuzz_cases.h"
 
 using namespace lpnorm_fuzz;
 
 namespace {
-
-constexpr int kMaxAxes = 64;
-
-struct NormalizeCase {
-    InputArgs in;
-    int32_t num_axes = 0;
-    int64_t axes[kMaxAxes] = {};
-    double p = 2;
-    double eps = 0;
-    int32_t eps_mode = 0;
-    MisuseArgs misuse;
-
-    explicit NormalizeCase(Reader &r) {
-        in.rank = pick_rank(r);
-        in.dtype = pick_enum(r, 12);
-        in.read_shape(r);
-        static const int32_t counts[] = {-1, kI32Min, 17, kMaxAxes};
-        const uint8_t b = r.u8();
-        num_axes = b < 0xC0 ? b % 10 : counts[b % 4];
-        for (int i = 0; i < std::clamp(num_axes, 0, kMaxAxes); i++) axes[i] = pick_axis(r);
-        p = pick_p(r);
-        eps = pick_p(r);
-        eps_mode = pick_enum(r, 5);  // 4: not an eps mode
-        misuse.read(r);
-    }
-};
-
-// What lpnorm::normalize must reject whatever the shapes: its attributes and dtype.
-bool bad_attributes(const NormalizeCase &c) {
-    const bool p_ok = c.p > 0;
-    const bool eps_ok = c.eps >= 0 && !std::isinf(c.eps);
-    const bool mode_ok = c.eps_mode >= 0 && c.eps_mode <= LPNORM_EPS_SUM_MAX;
-    const bool sum_mode = c.eps_mode == LPNORM_EPS_SUM_ADD || c.eps_mode == LPNORM_EPS_SUM_MAX;
-    const bool float_dtype = c.in.dtype >= LPNORM_FLOAT32 && c.in.dtype <= LPNORM_FLOAT64;
-    return !p_ok || !eps_ok || !mode_ok || (std::isinf(c.p) && sum_mode) || !float_dtype;
-}
 
 void run(NormalizeCase &c, const Reader &values) {
     const bool null_axes = c.misuse.kind == kNullParams;

@@ -3,41 +3,11 @@
 // Input bytes, in order (pickers in fuzz_util.h; make_seeds.py writes seeds this way):
 //   rank, dtype, one dim per rank, layout (+ its bytes), num_axes, one axis per num_axes, p,
 //   keep_dims, empty_axes, misuse (+ its bytes), guard side; the rest fills the elements.
-#include "fuzz_call.h"
+#include "fuzz_cases.h"
 
 using namespace lpnorm_fuzz;
 
 namespace {
-
-constexpr int kMaxAxes = 64;
-
-struct ReduceCase {
-    InputArgs in;
-    int32_t num_axes = 0;
-    int64_t axes[kMaxAxes] = {};
-    double p = 2;
-    int32_t keep_dims = 0;
-    int32_t empty_axes = 0;
-    MisuseArgs misuse;
-
-    explicit ReduceCase(Reader &r) {
-        in.rank = pick_rank(r);
-        in.dtype = pick_enum(r, 12);
-        in.read_shape(r);
-        // The C API reads num_axes entries, so only counts the harness can back are passed.
-        static const int32_t counts[] = {-1, kI32Min, 17, kMaxAxes};
-        const uint8_t b = r.u8();
-        num_axes = b < 0xC0 ? b % 10 : counts[b % 4];
-        for (int i = 0; i < std::clamp(num_axes, 0, kMaxAxes); i++) axes[i] = pick_axis(r);
-        p = pick_p(r);
-        keep_dims = pick_bool(r);
-        empty_axes = pick_enum(r, 3);
-        misuse.read(r);
-    }
-};
-
-// The norm order is valid: > 0, 0, +inf or -inf.
-bool valid_p(double p) { return !std::isnan(p) && (p >= 0 || std::isinf(p)); }
 
 void run(ReduceCase &c, const Reader &values) {
     const bool null_axes = c.misuse.kind == kNullParams;

@@ -208,9 +208,18 @@ def normalize_seeds():
         write("fuzz_normalize", f"misuse{m}", normalize_case(2, 0, [3, 4], [1], misuse=m))
 
 
+def gradient_seeds():
+    # fuzz_gradients reads the op's number, then the forward target's bytes: every forward seed.
+    for op, target in enumerate(["fuzz_reduce", "fuzz_pool", "fuzz_normalize"]):
+        for seed in sorted((HERE / "corpus" / target).iterdir()):
+            name = seed.name.rsplit("-", 1)[0]
+            write("fuzz_gradients", f"{target[5:]}_{name}", bytes([op]) + seed.read_bytes())
+
+
 if __name__ == "__main__":
     shutil.rmtree(HERE / "corpus", ignore_errors=True)
     reduce_seeds()
     pool_seeds()
     npy_seeds()
     normalize_seeds()
+    gradient_seeds()
