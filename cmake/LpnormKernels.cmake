@@ -102,6 +102,12 @@ function(_lpnorm_isa_builds out_var isa dtype)
     set(${out_var} ${result} PARENT_SCOPE)
 endfunction()
 
+# A directory of generated kernels shared between builds (cmake/GenerateKernelCached.cmake):
+# tools/dev.sh points the default and sanitize builds at one, and the sanitize build, which runs
+# the default build's generator, copies its AVX2 kernels instead of generating them again.
+set(LPNORM_KERNEL_CACHE "" CACHE PATH
+    "Directory of generated kernels shared between builds that run the same generator (empty: none)")
+
 # _lpnorm_generate_kernel(<object-var> <name> <isa> <dtype> <output-dtype> <generator> [params...])
 # One build step: runs generator <generator> for the kernel family <isa> (an ISA or GPU backend)
 # with an input of <dtype>, an output of <output-dtype> and the extra generator params, into
@@ -118,11 +124,20 @@ function(_lpnorm_generate_kernel object_var name isa dtype output_dtype generato
         set(extension ".obj")
     endif ()
     set(object "${out_dir}/${name}${extension}")
+    set(command ${LPNORM_GENERATOR} -g "${generator}" -f "${name}" -o "${out_dir}"
+                -e object,c_header "target=${LPNORM_TARGET_${isa}}-no_runtime"
+                "input.type=${dtype}" "output.type=${output_dtype}" ${ARGN})
+    if (LPNORM_KERNEL_CACHE)
+        list(POP_FRONT command)
+        set(command ${CMAKE_COMMAND} "-DCACHE_DIR=${LPNORM_KERNEL_CACHE}" "-DOUT_DIR=${out_dir}"
+                    "-DSALT=Halide ${Halide_VERSION}"
+                    "-DOUTPUTS=${name}${extension}$<SEMICOLON>${name}.h"
+                    -P "${PROJECT_SOURCE_DIR}/cmake/GenerateKernelCached.cmake"
+                    -- "$<TARGET_FILE:${LPNORM_GENERATOR}>" ${command})
+    endif ()
     add_custom_command(
         OUTPUT "${object}" "${out_dir}/${name}.h"
-        COMMAND ${LPNORM_GENERATOR} -g "${generator}" -f "${name}" -o "${out_dir}"
-                -e object,c_header "target=${LPNORM_TARGET_${isa}}-no_runtime"
-                "input.type=${dtype}" "output.type=${output_dtype}" ${ARGN}
+        COMMAND ${command}
         DEPENDS ${LPNORM_GENERATOR}
         COMMENT "Generating ${name}"
         VERBATIM)

@@ -45,6 +45,7 @@ android_build_dir="${LPNORM_ANDROID_BUILD_DIR:-$root/build-android}"
 aarch64_sysroot=/usr/aarch64-linux-gnu
 jobs="${LPNORM_JOBS:-$(nproc)}"
 venv="$root/.venv"
+kernel_cache="$build_dir/kernel-cache"
 
 log() { printf '[dev.sh] %s\n' "$*" >&2; }
 
@@ -141,9 +142,19 @@ configure() {
                         "-DLPNORM_OPENVINO_PYTHON=$openvino_venv/bin/python")
     fi
     export PATH="$venv/bin:$PATH"
+    prune_kernel_cache
     cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON -DLPNORM_BUILD_BENCH="$bench_flag" \
-        -DLPNORM_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$venv/bin/python" "${openvino_flags[@]}"
+        -DLPNORM_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$venv/bin/python" \
+        "-DLPNORM_KERNEL_CACHE=$kernel_cache" "${openvino_flags[@]}"
+}
+
+# Generated kernels shared by the default build and the sanitize build, which runs the default
+# build's generator (LPNORM_KERNEL_CACHE): entries older than a week are dropped, so that a
+# working tree's cache does not grow without end.
+prune_kernel_cache() {
+    mkdir -p "$kernel_cache"
+    find "$kernel_cache" -mindepth 1 -maxdepth 1 -mtime +7 -exec rm -rf {} +
 }
 
 build() {
@@ -161,10 +172,13 @@ format_check() {
 
 # The `sanitize` preset (clang, ASan+UBSan, AVX2 kernels only): every test, each fuzz target
 # replaying its corpus, and a bounded run of each fuzz target.
+# It runs the default build's generator, so its AVX2 kernels are copies of that build's
+# (LPNORM_KERNEL_CACHE) when it has made them: the generator is never instrumented anyway.
 sanitize() {
-    export PATH="$venv/bin:$PATH"
+    build_generator
     cmake --preset sanitize -S "$root" -B "$sanitize_dir" \
-        -DLPNORM_FUZZ_SECONDS="${LPNORM_FUZZ_SECONDS:-60}"
+        -DLPNORM_FUZZ_SECONDS="${LPNORM_FUZZ_SECONDS:-60}" \
+        "-Dlpnorm-halide_generators_DIR=$build_dir/cmake" "-DLPNORM_KERNEL_CACHE=$kernel_cache"
     cmake --build "$sanitize_dir" -j "$jobs"
     (cd "$root" && ctest --preset sanitize --test-dir "$sanitize_dir" -j "$jobs")
 }
