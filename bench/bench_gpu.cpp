@@ -1,6 +1,7 @@
-// lpnorm_bench_gpu: the reduction, pooling and normalization shapes of the x86 benchmarks on a
-// GPU backend, with tensors in device memory (no copies timed), beside a device-to-device copy
-// of the same input in the same run: the bandwidth bar the kernels are held to.
+// lpnorm_bench_gpu: the reduction, pooling and normalization shapes of the x86 benchmarks, and
+// the reduction's and normalization's gradients, on a GPU backend, with tensors in device memory
+// (no copies timed), beside a device-to-device copy of the same input in the same run: the
+// bandwidth bar the kernels are held to.
 //
 //   LPNORM_BACKEND=cuda build/bench/lpnorm_bench_gpu      (or opencl; default: cuda, else
 //                                                          opencl, whichever is usable)
@@ -171,6 +172,52 @@ void BM_Normalize(benchmark::State &state, std::vector<int64_t> shape, int64_t a
     if (seconds > 0) report(state, bytes, bytes, seconds);
 }
 
+// The gradient of a forward op whose output has `out_shape`: y from `forward` on the device
+// once, dy arbitrary; bytes are x, y and dy read and dx written.
+template <typename Forward, typename Backward>
+void time_gradient(benchmark::State &state, const std::vector<int64_t> &shape,
+                   const std::vector<int64_t> &out_shape, Forward forward, Backward backward) {
+    const size_t x_bytes = size_t(count(shape)) * 4, y_bytes = size_t(count(out_shape)) * 4;
+    DeviceBuffer in(x_bytes), out(y_bytes), grad(y_bytes), in_grad(x_bytes);
+    if (!in.ok() || !out.ok() || !grad.ok() || !in_grad.ok()) {
+        return state.SkipWithError("device allocation failed");
+    }
+    const Tensor x = device_tensor(in, shape), y = device_tensor(out, out_shape);
+    const Tensor dy = device_tensor(grad, out_shape), dx = device_tensor(in_grad, shape);
+    const Status forward_status = forward(x, y);
+    if (!forward_status.ok()) return state.SkipWithError(forward_status.message().c_str());
+    const double seconds = timed_loop(state, [&] { return backward(x, y, dy, dx); });
+    if (seconds > 0) report(state, x_bytes + 2 * y_bytes, x_bytes, seconds);
+}
+
+void BM_ReduceBackward(benchmark::State &state, std::vector<int64_t> shape,
+                       std::vector<int64_t> axes) {
+    ReduceParams params;
+    params.axes = axes;
+    std::vector<int64_t> out_shape;
+    reduce_output_shape(shape, params, &out_shape);
+    time_gradient(
+        state, shape, out_shape,
+        [&](const Tensor &x, const Tensor &y) { return reduce(x, y, params); },
+        [&](const Tensor &x, const Tensor &y, const Tensor &dy, const Tensor &dx) {
+            return reduce_backward(x, y, dy, dx, params);
+        });
+}
+
+void BM_NormalizeBackward(benchmark::State &state, std::vector<int64_t> shape, int64_t axis) {
+    NormalizeParams params;
+    params.axes = {axis};
+    const size_t bytes = size_t(count(shape)) * 4;
+    DeviceBuffer in(bytes), grad(bytes), in_grad(bytes);
+    if (!in.ok() || !grad.ok() || !in_grad.ok()) {
+        return state.SkipWithError("device allocation failed");
+    }
+    const Tensor x = device_tensor(in, shape), dy = device_tensor(grad, shape);
+    const Tensor dx = device_tensor(in_grad, shape);
+    const double seconds = timed_loop(state, [&] { return normalize_backward(x, dy, dx, params); });
+    if (seconds > 0) report(state, 2 * bytes, bytes, seconds);
+}
+
 PoolParams window(std::vector<int64_t> kernel, std::vector<int64_t> strides,
                   std::vector<int64_t> pads = {}) {
     PoolParams p;
@@ -213,6 +260,22 @@ void register_benchmarks() {
     };
     normalize_case("normalize_inner/f32/[4096,1024]/axis-1", {4096, 1024}, -1);
     normalize_case("normalize_middle/f32/[32,256,56,56]/axis1", nchw, 1);
+    benchmark::RegisterBenchmark("reduce_backward_inner/f32/[4096,1024]/axis-1", BM_ReduceBackward,
+                                 std::vector<int64_t>{4096, 1024}, std::vector<int64_t>{-1})
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("reduce_backward_middle/f32/[32,256,56,56]/axis1",
+                                 BM_ReduceBackward, nchw, std::vector<int64_t>{1})
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("normalize_backward_inner/f32/[4096,1024]/axis-1",
+                                 BM_NormalizeBackward, std::vector<int64_t>{4096, 1024}, -1)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("normalize_backward_middle/f32/[32,256,56,56]/axis1",
+                                 BM_NormalizeBackward, nchw, 1)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace

@@ -315,8 +315,11 @@ function(lpnorm_add_normalize_kernels objects_var table_var)
 endfunction()
 
 # Gradients: one kernel per grouped pattern (the normalization patterns) and floating dtype, for
-# the CPU ISAs (their schedules are CPU only). The reduction's have knobs of their own, the
+# the CPU ISAs, and for the GPU backends (LPNORM_GPU_BACKENDS) the gradients that have GPU
+# schedules (LPNORM_GPU_GRADIENTS; the pooling gradient's per-thread sum of windows would hit
+# the fault in docs/targets.md, "GPU backends"). The reduction's have knobs of their own, the
 # normalization's share the normalization kernels' knobs and dtypes.
+set(LPNORM_GPU_GRADIENTS reduce_backward normalize_backward)
 set(LPNORM_REDUCE_BACKWARD_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_REDUCE_BACKWARD_KNOBS "" CACHE STRING
     "Schedule knob overrides for reduction gradient kernels")
@@ -327,15 +330,25 @@ set(LPNORM_POOL_BACKWARD_KNOBS "" CACHE STRING
 # _lpnorm_add_gradient_kernels(<objects-var> <table-var> <op> <ROW> <patterns> <dtypes>
 #                              <knob-unit> <knob-overrides> <typed-input>...)
 # A build step per gradient variant of op <op> (reduce_backward, normalize_backward,
-# pool_backward; generator <op>_<pattern>) for the ISAs of LPNORM_ISAS, the <patterns> and the
-# dtypes in <dtypes>; <typed-input>s are the generator's buffer inputs besides `input`, each of
-# the kernel's dtype. Returns the object files and the registry rows
-# <ROW>(pattern, dtype, isa, symbol).
+# pool_backward; generator <op>_<pattern>) for the ISAs of LPNORM_ISAS (and the GPU backends of
+# LPNORM_GPU_BACKENDS when <op> is in LPNORM_GPU_GRADIENTS), the <patterns> and the dtypes in
+# <dtypes>; <typed-input>s are the generator's buffer inputs besides `input`, each of the
+# kernel's dtype. Returns the object files and the registry rows <ROW>(pattern, dtype, isa,
+# symbol), for a GPU backend LPNORM_GPU_<ROW without LPNORM_>(pattern, dtype, backend, symbol).
 function(_lpnorm_add_gradient_kernels objects_var table_var op row patterns dtypes knob_unit
          overrides)
     set(objects "")
     set(table "")
-    foreach (isa IN LISTS LPNORM_ISAS)
+    set(families ${LPNORM_ISAS})
+    if (op IN_LIST LPNORM_GPU_GRADIENTS)
+        list(APPEND families ${LPNORM_GPU_BACKENDS})
+    endif ()
+    string(REGEX REPLACE "^LPNORM_" "LPNORM_GPU_" gpu_row "${row}")
+    foreach (isa IN LISTS families)
+        set(isa_row "${row}")
+        if (isa IN_LIST LPNORM_GPU_FAMILIES)
+            set(isa_row "${gpu_row}")
+        endif ()
         foreach (pattern IN LISTS patterns)
             foreach (dtype IN LISTS LPNORM_DTYPES)
                 _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
@@ -352,7 +365,7 @@ function(_lpnorm_add_gradient_kernels objects_var table_var op row patterns dtyp
                 _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
                                         "${op}_${pattern}" ${typed} ${knobs})
                 list(APPEND objects "${object}")
-                string(APPEND table "${row}(${pattern}, ${dtype}, ${isa}, ${name})\n")
+                string(APPEND table "${isa_row}(${pattern}, ${dtype}, ${isa}, ${name})\n")
             endforeach ()
         endforeach ()
     endforeach ()

@@ -144,11 +144,21 @@ Status backend_usable(Backend backend) {
 }
 
 Status choose_backend(const Tensor &input, const Tensor &output, Backend *backend) {
-    if (output.memory != input.memory) {
-        return Status(ErrorCode::invalid_argument,
-                      std::string("output.memory = ") + memory_name(output.memory) +
-                          " differs from input.memory = " + memory_name(input.memory) +
-                          ": both must live in the same memory");
+    const Tensor *tensors[] = {&input, &output};
+    const char *names[] = {"input", "output"};
+    return choose_backend(tensors, names, 2, backend);
+}
+
+Status choose_backend(const Tensor *const *tensors, const char *const *names, int count,
+                      Backend *backend) {
+    const Tensor &input = *tensors[0];
+    for (int i = 1; i < count; i++) {
+        if (tensors[i]->memory != input.memory) {
+            return Status(ErrorCode::invalid_argument,
+                          std::string(names[i]) + ".memory = " + memory_name(tensors[i]->memory) +
+                              " differs from input.memory = " + memory_name(input.memory) +
+                              ": both must live in the same memory");
+        }
     }
     const Memory memory = input.memory;
     Backend b = backend_override();
@@ -167,13 +177,14 @@ Status choose_backend(const Tensor &input, const Tensor &output, Backend *backen
                           " (set_backend or LPNORM_BACKEND)");
     }
     if (memory == Memory::opencl) {
-        for (const Tensor *t : {&input, &output}) {
+        for (int k = 0; k < count; k++) {
+            const Tensor *t = tensors[k];
             for (int i = 0; i < t->rank; i++) {
                 if (t->strides[i] < 0) {
                     return Status(
                         ErrorCode::invalid_argument,
-                        std::string(t == &input ? "input" : "output") + ".strides[" +
-                            std::to_string(i) + "] = " + std::to_string(t->strides[i]) +
+                        std::string(names[k]) + ".strides[" + std::to_string(i) +
+                            "] = " + std::to_string(t->strides[i]) +
                             " is negative: an OpenCL buffer starts at element (0, ..., 0)");
                 }
             }
@@ -203,7 +214,7 @@ Status GpuBinding::attach() {
     if (memory_ == Memory::cuda) code = halide_cuda_wrap_device_ptr(nullptr, buffer_, handle);
 #endif
     if (code != 0) {
-        return halide_failure(is_output_ ? "wrapping output.data" : "wrapping input.data", code);
+        return halide_failure(std::string("wrapping ") + name_ + ".data", code);
     }
     wrapped_ = true;
     return Status::Ok();
@@ -233,10 +244,23 @@ void GpuBinding::release() {
     }
 }
 
+KernelBuffers::KernelBuffers(
+    bool gpu, Memory memory,
+    std::initializer_list<std::pair<halide_buffer_t *, const char *>> inputs,
+    halide_buffer_t *output, const char *output_name)
+    : gpu_(gpu), output_(output, memory, true, output_name) {
+    for (const auto &[buffer, name] : inputs) {
+        inputs_.push_back(std::make_unique<GpuBinding>(buffer, memory, false, name));
+    }
+}
+
 Status KernelBuffers::attach() {
     if (!gpu_) return Status::Ok();
-    Status s = input_.attach();
-    return s.ok() ? output_.attach() : s;
+    for (const auto &input : inputs_) {
+        Status s = input->attach();
+        if (!s.ok()) return s;
+    }
+    return output_.attach();
 }
 
 Status refuse_gpu_split(Backend backend, const Tensor &in, int axis) {
@@ -289,6 +313,15 @@ Status host_input_for(Backend backend, const Tensor &input, std::vector<unsigned
     }
     copy_to_dense(input, storage->data());
     *out = Tensor::contiguous(storage->data(), input.dtype, input.shape, input.rank);
+    return Status::Ok();
+}
+
+Status host_inputs_for(Backend backend, const Tensor *const *inputs, int count,
+                       std::vector<unsigned char> *storage, Tensor *out) {
+    for (int i = 0; i < count; i++) {
+        Status s = host_input_for(backend, *inputs[i], &storage[i], &out[i]);
+        if (!s.ok()) return s;
+    }
     return Status::Ok();
 }
 

@@ -2,6 +2,9 @@
 // over device memory (wrapped in place) or host memory (copied in and out by the kernel call).
 #pragma once
 
+#include <initializer_list>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "HalideRuntime.h"
@@ -21,14 +24,25 @@ Status backend_usable(Backend backend);
 // the memory or the backend that cannot be used.
 Status choose_backend(const Tensor &input, const Tensor &output, Backend *backend);
 
+// The same for a call over `count` tensors, tensors[0] its input, named by `names`: every one
+// must live in the input's memory.
+Status choose_backend(const Tensor *const *tensors, const char *const *names, int count,
+                      Backend *backend);
+
 // One buffer of a GPU kernel call. attach() wraps device memory in place, or leaves host
 // memory for the kernel to copy in (an input) or to compute on the device (an output);
 // finish() copies a host output back or waits for a device output, and releases what the call
 // made. The destructor releases without copying.
 class GpuBinding {
 public:
-    GpuBinding(halide_buffer_t *buffer, Memory memory, bool is_output)
-        : buffer_(buffer), memory_(memory), is_output_(is_output) {}
+    // `name` names the tensor in errors (default: input or output).
+    GpuBinding(halide_buffer_t *buffer, Memory memory, bool is_output, const char *name = nullptr)
+        : buffer_(buffer),
+          memory_(memory),
+          is_output_(is_output),
+          name_(name != nullptr ? name
+                : is_output     ? "output"
+                                : "input") {}
     GpuBinding(const GpuBinding &) = delete;
     GpuBinding &operator=(const GpuBinding &) = delete;
     ~GpuBinding() { release(); }
@@ -41,6 +55,7 @@ private:
     halide_buffer_t *buffer_;
     Memory memory_;
     bool is_output_;
+    const char *name_;
     bool wrapped_ = false;
 };
 
@@ -49,14 +64,19 @@ private:
 class KernelBuffers {
 public:
     KernelBuffers(bool gpu, Memory memory, halide_buffer_t *input, halide_buffer_t *output)
-        : gpu_(gpu), input_(input, memory, false), output_(output, memory, true) {}
+        : KernelBuffers(gpu, memory, {{input, "input"}}, output, "output") {}
+    // Several inputs (a gradient's x, y, dy), each with its name for errors.
+    KernelBuffers(bool gpu, Memory memory,
+                  std::initializer_list<std::pair<halide_buffer_t *, const char *>> inputs,
+                  halide_buffer_t *output, const char *output_name);
 
     Status attach();
     Status finish() { return gpu_ ? output_.finish() : Status::Ok(); }
 
 private:
     bool gpu_;
-    GpuBinding input_, output_;
+    std::vector<std::unique_ptr<GpuBinding>> inputs_;
+    GpuBinding output_;
 };
 
 // The `too_large` answer for a tensor that GPU `backend` would have to split along `axis`.
@@ -70,6 +90,10 @@ void copy_to_dense(const Tensor &input, void *dst);
 // runtime copies a host buffer to the device from its first element up).
 Status host_input_for(Backend backend, const Tensor &input, std::vector<unsigned char> *storage,
                       Tensor *out);
+
+// host_input_for for each of the `count` tensors `inputs` (storage[i] and out[i] for the i-th).
+Status host_inputs_for(Backend backend, const Tensor *const *inputs, int count,
+                       std::vector<unsigned char> *storage, Tensor *out);
 
 // Device-memory versions of the copies reduce() and pool() make without a kernel: `output`
 // (dense) = `input` (any strides), and `output` = 0.

@@ -59,20 +59,20 @@ std::vector<VariantInfo> compiled_variants() {
     for (int i = 0; i < count; i++) {
         const rt::NormalizeBackwardKernel &k = normalize_gradients[i];
         out.push_back(VariantInfo{"normalize_backward", rt::grouped_pattern_name(k.pattern), "sum",
-                                  k.dtype, k.isa, k.symbol, Backend::cpu});
+                                  k.dtype, k.isa, k.symbol, k.backend});
     }
     const rt::ReduceBackwardKernel *gradients = rt::reduce_backward_kernels(&count);
     for (int i = 0; i < count; i++) {
         const rt::ReduceBackwardKernel &k = gradients[i];
         out.push_back(VariantInfo{"reduce_backward", rt::grouped_pattern_name(k.pattern), "sum",
-                                  k.dtype, k.isa, k.symbol, Backend::cpu});
+                                  k.dtype, k.isa, k.symbol, k.backend});
     }
     static const char *const kSpatialNames[] = {"", "1d", "2d", "3d"};
     const rt::PoolBackwardKernel *pool_gradients = rt::pool_backward_kernels(&count);
     for (int i = 0; i < count; i++) {
         const rt::PoolBackwardKernel &k = pool_gradients[i];
         out.push_back(VariantInfo{"pool_backward", kSpatialNames[k.pattern], "sum", k.dtype, k.isa,
-                                  k.symbol, Backend::cpu});
+                                  k.symbol, k.backend});
     }
     return out;
 }

@@ -134,7 +134,8 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c, const KernelArgs &ar
     const rt::NormalizeKernel *forward = nullptr;
     const rt::NormalizeBackwardKernel *gradient = nullptr;
     if (c.gradient) {
-        gradient = rt::find_normalize_backward_kernel(plan.pattern, dtype, active_isa());
+        gradient = gpu ? rt::find_gpu_normalize_backward_kernel(plan.pattern, dtype, where.backend)
+                       : rt::find_normalize_backward_kernel(plan.pattern, dtype, active_isa());
     } else {
         forward = gpu ? rt::find_gpu_normalize_kernel(plan.pattern, dtype, where.backend)
                       : rt::find_normalize_kernel(plan.pattern, dtype, active_isa());
@@ -153,10 +154,16 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c, const KernelArgs &ar
     rt::BufferView second(c.t[1].data, dtype, plan.dims, plan.extent, plan.stride[1]);
     if (gradient != nullptr) {
         rt::BufferView out_buf(c.t[2].data, dtype, plan.dims, plan.extent, plan.stride[2]);
+        rt::KernelBuffers buffers(gpu, where.memory,
+                                  {{in_buf.get(), "input"}, {second.get(), "output_grad"}},
+                                  out_buf.get(), "input_grad");
+        const Status attached = buffers.attach();
+        if (!attached.ok()) return attached;
         const int code =
             gradient->fn(in_buf.get(), second.get(), args.p_kind, args.p, args.eps_kind, args.eps,
                          args.eps_root, scaled ? 1 : 0, out_buf.get());
-        return code == 0 ? Status::Ok() : rt::kernel_failure(symbol, code);
+        if (code != 0) return rt::kernel_failure(symbol, code);
+        return buffers.finish();
     }
     rt::KernelBuffers buffers(gpu, where.memory, in_buf.get(), second.get());
     const Status attached = buffers.attach();
@@ -283,25 +290,22 @@ Status normalize_backward(const Tensor &input, const Tensor &output_grad, const 
     }
     s = rt::check_no_overlap(output_grad, "output_grad", input_grad, "input_grad");
     if (!s.ok()) return s;
-    for (const Tensor *t : {&input, &output_grad, &input_grad}) {
-        if (t->memory != Memory::host) {
-            return Status(ErrorCode::unsupported,
-                          std::string(t == &input         ? "input"
-                                      : t == &output_grad ? "output_grad"
-                                                          : "input_grad") +
-                              ".memory = " + memory_name(t->memory) +
-                              ": normalize_backward runs on host (CPU) tensors only");
-        }
-    }
+    const Tensor *tensors[] = {&input, &output_grad, &input_grad};
+    const char *names[] = {"input", "output_grad", "input_grad"};
+    Placement where;
+    s = rt::choose_backend(tensors, names, 3, &where.backend);
+    if (!s.ok()) return s;
+    where.memory = input.memory;
     if (input_grad.num_elements() == 0) return Status::Ok();
+    std::vector<unsigned char> dense[2];
     Call c;
-    c.t[0] = input;
-    c.t[1] = output_grad;
+    s = rt::host_inputs_for(where.backend, tensors, 2, dense, c.t);
+    if (!s.ok()) return s;
     c.t[2] = input_grad;
     c.count = 3;
     c.gradient = true;
     c.mask = mask;
-    return run_call(c, kernel_args(params), Placement{});
+    return run_call(c, kernel_args(params), where);
 }
 
 }  // namespace lpnorm

@@ -47,12 +47,14 @@ Tensor expand_group_tensor(const Tensor &t, const Tensor &input, uint32_t reduce
     return view;
 }
 
-// The four tensors of a call, with x's rank (y and dy expanded).
+// The four tensors of a call, with x's rank (y and dy expanded), and where it runs.
 struct Call {
     Tensor t[kNumTensors];
     uint32_t reduced = 0;
     int kind = 0;
     double p = 2;
+    Backend backend = Backend::cpu;
+    Memory memory = Memory::host;
 };
 
 bool plan_call(const Call &c, rt::GroupedPlan *plan) {
@@ -66,13 +68,17 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c) {
     Status s = rt::check_grouped_indexing(plan, kNumTensors, "a reduction gradient");
     if (!s.ok()) return s;
     const DType dtype = c.t[kX].dtype;
+    const bool gpu = rt::is_gpu(c.backend);
     const rt::ReduceBackwardKernel *kernel =
-        rt::find_reduce_backward_kernel(plan.pattern, dtype, active_isa());
+        gpu ? rt::find_gpu_reduce_backward_kernel(plan.pattern, dtype, c.backend)
+            : rt::find_reduce_backward_kernel(plan.pattern, dtype, active_isa());
     if (kernel == nullptr) {
         return Status(ErrorCode::unsupported,
                       std::string("no ") + rt::grouped_pattern_name(plan.pattern) +
-                          " reduction gradient kernel for dtype " + dtype_name(dtype) + " at isa " +
-                          isa_name(active_isa()) + " in this build");
+                          " reduction gradient kernel for dtype " + dtype_name(dtype) +
+                          (gpu ? std::string(" on backend ") + backend_name(c.backend)
+                               : std::string(" at isa ") + isa_name(active_isa())) +
+                          " in this build");
     }
     rt::install_halide_handlers();
     rt::note_kernel_call(kernel->symbol);
@@ -82,9 +88,14 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c) {
     rt::BufferView y(c.t[kY].data, dtype, plan.dims, extents[kY], plan.stride[kY]);
     rt::BufferView dy(c.t[kDy].data, dtype, plan.dims, extents[kDy], plan.stride[kDy]);
     rt::BufferView dx(c.t[kDx].data, dtype, plan.dims, extents[kDx], plan.stride[kDx]);
+    rt::KernelBuffers buffers(gpu, c.memory,
+                              {{x.get(), "input"}, {y.get(), "output"}, {dy.get(), "output_grad"}},
+                              dx.get(), "input_grad");
+    const Status attached = buffers.attach();
+    if (!attached.ok()) return attached;
     const int code = kernel->fn(x.get(), y.get(), dy.get(), c.kind, c.p, dx.get());
     if (code != 0) return rt::kernel_failure(kernel->symbol, code);
-    return Status::Ok();
+    return buffers.finish();
 }
 
 }  // namespace
@@ -96,11 +107,6 @@ Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &
     for (int i = 0; i < kNumTensors; i++) {
         Status s = rt::validate_tensor(*tensors[i], names[i]);
         if (!s.ok()) return s;
-        if (tensors[i]->memory != Memory::host) {
-            return Status(ErrorCode::unsupported,
-                          std::string(names[i]) + ".memory = " + memory_name(tensors[i]->memory) +
-                              ": reduce_backward runs on host (CPU) tensors only");
-        }
     }
     if (!rt::is_gradient_dtype(input.dtype)) {
         return Status(ErrorCode::invalid_argument,
@@ -114,21 +120,32 @@ Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &
         rt::reduce_output_shape_of(input.shape, input.rank, r.reduced, params.keep_dims);
     s = rt::check_gradient_tensors(input, output, output_grad, input_grad, forward_shape);
     if (!s.ok()) return s;
+    Call c;
+    s = rt::choose_backend(tensors, names, kNumTensors, &c.backend);
+    if (!s.ok()) return s;
+    c.memory = input.memory;
 
     if (input_grad.num_elements() == 0) return Status::Ok();
+    const bool on_device = c.memory != Memory::host;
     if (r.identity) {  // y = x
+        if (on_device) return rt::device_copy(output_grad, input_grad);
         rt::copy_to_dense(output_grad, input_grad.data);
         return Status::Ok();
     }
     if (r.p == 0) {  // y counts the non-zero elements: piecewise constant
+        if (on_device) return rt::device_zero(input_grad);
         std::memset(input_grad.data, 0,
                     size_t(input_grad.num_elements()) * dtype_size(input_grad.dtype));
         return Status::Ok();
     }
-    Call c;
-    c.t[kX] = input;
-    c.t[kY] = expand_group_tensor(output, input, r.reduced, params.keep_dims);
-    c.t[kDy] = expand_group_tensor(output_grad, input, r.reduced, params.keep_dims);
+    // Host tensors with a negative stride, densely copied for a GPU backend: x, y, dy.
+    std::vector<unsigned char> dense[3];
+    Tensor read[3];
+    s = rt::host_inputs_for(c.backend, tensors, 3, dense, read);
+    if (!s.ok()) return s;
+    c.t[kX] = read[0];
+    c.t[kY] = expand_group_tensor(read[1], input, r.reduced, params.keep_dims);
+    c.t[kDy] = expand_group_tensor(read[2], input, r.reduced, params.keep_dims);
     c.t[kDx] = input_grad;
     c.reduced = r.reduced;
     c.kind = gradient_kind_of(r.p);
@@ -136,6 +153,13 @@ Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &
     // Planned with x's shape; y and dy have stride 0 along the reduced axes.
     rt::GroupedPlan plan;
     if (plan_call(c, &plan)) return run_plan(plan, c);
+    if (on_device) {
+        return Status(ErrorCode::unsupported,
+                      std::string("input.strides: the reduced axes of these ") +
+                          memory_name(c.memory) +
+                          " tensors do not merge into one run of memory; backend " +
+                          backend_name(c.backend) + " takes such layouts from host memory only");
+    }
     // Strides that merge nowhere: dense copies (y and dy copied at their own shape, 1 along the
     // reduced axes).
     constexpr bool kWritten[kNumTensors] = {false, false, false, true};

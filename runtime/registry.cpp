@@ -110,16 +110,21 @@ constexpr int kNumNormalizeKernels = sizeof(kNormalizeKernels) / sizeof(kNormali
 #define LPNORM_REDUCE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                                 \
     static_assert(std::is_same_v<decltype(&symbol), ReduceBackwardKernelFn>,                       \
                   #symbol ": its generated signature is not ReduceBackwardKernelFn");
+#define LPNORM_GPU_REDUCE_BACKWARD_KERNEL LPNORM_REDUCE_BACKWARD_KERNEL
 #include "lpnorm_reduce_backward_table.inc"
 #undef LPNORM_REDUCE_BACKWARD_KERNEL
+#undef LPNORM_GPU_REDUCE_BACKWARD_KERNEL
 
 // A null row first, so the table is never empty when no gradient dtype was built.
 const ReduceBackwardKernel kReduceBackwardKernels[] = {
-    {GroupedPattern::inner, DType::float32, Isa::auto_detect, nullptr, ""},
+    {GroupedPattern::inner, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
 #define LPNORM_REDUCE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                                 \
-    {GroupedPattern::pattern, DType::dtype, Isa::isa, symbol, #symbol},
+    {GroupedPattern::pattern, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
+#define LPNORM_GPU_REDUCE_BACKWARD_KERNEL(pattern, dtype, backend, symbol)                         \
+    {GroupedPattern::pattern, DType::dtype, Isa::auto_detect, symbol, #symbol, Backend::backend},
 #include "lpnorm_reduce_backward_table.inc"
 #undef LPNORM_REDUCE_BACKWARD_KERNEL
+#undef LPNORM_GPU_REDUCE_BACKWARD_KERNEL
 };
 
 constexpr int kNumReduceBackwardKernels =
@@ -128,16 +133,21 @@ constexpr int kNumReduceBackwardKernels =
 #define LPNORM_NORMALIZE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                              \
     static_assert(std::is_same_v<decltype(&symbol), NormalizeBackwardKernelFn>,                    \
                   #symbol ": its generated signature is not NormalizeBackwardKernelFn");
+#define LPNORM_GPU_NORMALIZE_BACKWARD_KERNEL LPNORM_NORMALIZE_BACKWARD_KERNEL
 #include "lpnorm_normalize_backward_table.inc"
 #undef LPNORM_NORMALIZE_BACKWARD_KERNEL
+#undef LPNORM_GPU_NORMALIZE_BACKWARD_KERNEL
 
 // A null row first, so the table is never empty when no gradient dtype was built.
 const NormalizeBackwardKernel kNormalizeBackwardKernels[] = {
-    {GroupedPattern::inner, DType::float32, Isa::auto_detect, nullptr, ""},
+    {GroupedPattern::inner, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
 #define LPNORM_NORMALIZE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                              \
-    {GroupedPattern::pattern, DType::dtype, Isa::isa, symbol, #symbol},
+    {GroupedPattern::pattern, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
+#define LPNORM_GPU_NORMALIZE_BACKWARD_KERNEL(pattern, dtype, backend, symbol)                      \
+    {GroupedPattern::pattern, DType::dtype, Isa::auto_detect, symbol, #symbol, Backend::backend},
 #include "lpnorm_normalize_backward_table.inc"
 #undef LPNORM_NORMALIZE_BACKWARD_KERNEL
+#undef LPNORM_GPU_NORMALIZE_BACKWARD_KERNEL
 };
 
 constexpr int kNumNormalizeBackwardKernels =
@@ -154,9 +164,9 @@ constexpr int kSpatial1d = 1, kSpatial2d = 2, kSpatial3d = 3;
 
 // A null row first, so the table is never empty when no gradient dtype was built.
 const PoolBackwardKernel kPoolBackwardKernels[] = {
-    {0, DType::float32, Isa::auto_detect, nullptr, ""},
+    {0, DType::float32, Isa::auto_detect, nullptr, "", Backend::cpu},
 #define LPNORM_POOL_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                                   \
-    {kSpatial##pattern, DType::dtype, Isa::isa, symbol, #symbol},
+    {kSpatial##pattern, DType::dtype, Isa::isa, symbol, #symbol, Backend::cpu},
 #include "lpnorm_pool_backward_table.inc"
 #undef LPNORM_POOL_BACKWARD_KERNEL
 };
@@ -179,6 +189,10 @@ struct Index {
     const ReduceKernel *gpu_slot[kNumBackends][kNumPatterns][kNumReducers][kNumDTypes] = {};
     const PoolKernel *gpu_pool_slot[kNumBackends][4][kNumDTypes] = {};
     const NormalizeKernel *gpu_normalize_slot[kNumBackends][kNumGroupedPatterns][kNumDTypes] = {};
+    const ReduceBackwardKernel
+        *gpu_reduce_backward_slot[kNumBackends][kNumGroupedPatterns][kNumDTypes] = {};
+    const NormalizeBackwardKernel
+        *gpu_normalize_backward_slot[kNumBackends][kNumGroupedPatterns][kNumDTypes] = {};
     bool backend_present[kNumBackends] = {};
 
     Index() {
@@ -221,11 +235,21 @@ struct Index {
         }
         for (int i = 1; i <= kNumNormalizeBackwardKernels; i++) {
             const NormalizeBackwardKernel &k = kNormalizeBackwardKernels[i];
+            if (k.backend != Backend::cpu) {
+                gpu_normalize_backward_slot[int(k.backend)][int(k.pattern)][int(k.dtype)] = &k;
+                backend_present[int(k.backend)] = true;
+                continue;
+            }
             normalize_backward_slot[int(k.isa)][int(k.pattern)][int(k.dtype)] = &k;
             isa_present[int(k.isa)] = true;
         }
         for (int i = 1; i <= kNumReduceBackwardKernels; i++) {
             const ReduceBackwardKernel &k = kReduceBackwardKernels[i];
+            if (k.backend != Backend::cpu) {
+                gpu_reduce_backward_slot[int(k.backend)][int(k.pattern)][int(k.dtype)] = &k;
+                backend_present[int(k.backend)] = true;
+                continue;
+            }
             reduce_backward_slot[int(k.isa)][int(k.pattern)][int(k.dtype)] = &k;
             isa_present[int(k.isa)] = true;
         }
@@ -372,6 +396,18 @@ const NormalizeKernel *find_gpu_normalize_kernel(GroupedPattern pattern, DType d
                                                  Backend backend) {
     if (int(backend) < 0 || int(backend) >= kNumBackends) return nullptr;
     return index().gpu_normalize_slot[int(backend)][int(pattern)][int(dtype)];
+}
+
+const ReduceBackwardKernel *find_gpu_reduce_backward_kernel(GroupedPattern pattern, DType dtype,
+                                                            Backend backend) {
+    if (int(backend) < 0 || int(backend) >= kNumBackends) return nullptr;
+    return index().gpu_reduce_backward_slot[int(backend)][int(pattern)][int(dtype)];
+}
+
+const NormalizeBackwardKernel *find_gpu_normalize_backward_kernel(GroupedPattern pattern,
+                                                                  DType dtype, Backend backend) {
+    if (int(backend) < 0 || int(backend) >= kNumBackends) return nullptr;
+    return index().gpu_normalize_backward_slot[int(backend)][int(pattern)][int(dtype)];
 }
 
 bool backend_compiled(Backend backend) {

@@ -102,8 +102,8 @@ const NormalizeKernel *find_normalize_kernel(GroupedPattern pattern, DType dtype
 using ReduceBackwardKernelFn = int (*)(halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy,
                                        int32_t p_kind, double p, halide_buffer_t *dx);
 
-// A gradient kernel (CPU only): its pattern (grouped pattern, or spatial rank for pooling),
-// dtype, ISA, entry point and symbol.
+// A gradient kernel: its pattern (grouped pattern, or spatial rank for pooling), dtype, ISA
+// (Isa::auto_detect for GPU kernels), entry point, symbol and backend.
 template <typename Fn, typename Pattern = GroupedPattern>
 struct GradientKernel {
     Pattern pattern;
@@ -111,11 +111,12 @@ struct GradientKernel {
     Isa isa;
     Fn fn;
     const char *symbol;
+    Backend backend;
 };
 
 using ReduceBackwardKernel = GradientKernel<ReduceBackwardKernelFn>;
 
-// All compiled reduction gradient kernels (CPU only).
+// All compiled reduction gradient kernels, CPU and GPU.
 const ReduceBackwardKernel *reduce_backward_kernels(int *count);
 
 // The kernel for (pattern, dtype) compiled for `isa`, or for the best ISA below it; nullptr
@@ -129,7 +130,7 @@ using NormalizeBackwardKernelFn = int (*)(halide_buffer_t *x, halide_buffer_t *d
 
 using NormalizeBackwardKernel = GradientKernel<NormalizeBackwardKernelFn>;
 
-// All compiled normalization gradient kernels (CPU only).
+// All compiled normalization gradient kernels, CPU and GPU.
 const NormalizeBackwardKernel *normalize_backward_kernels(int *count);
 
 // The kernel for (pattern, dtype) compiled for `isa`, or for the best ISA below it; nullptr
@@ -162,6 +163,11 @@ const ReduceKernel *find_gpu_reduce_kernel(Pattern pattern, Reducer reducer, DTy
 const PoolKernel *find_gpu_pool_kernel(int spatial, DType dtype, Backend backend);
 const NormalizeKernel *find_gpu_normalize_kernel(GroupedPattern pattern, DType dtype,
                                                  Backend backend);
+const ReduceBackwardKernel *find_gpu_reduce_backward_kernel(GroupedPattern pattern, DType dtype,
+                                                            Backend backend);
+const NormalizeBackwardKernel *find_gpu_normalize_backward_kernel(GroupedPattern pattern,
+                                                                  DType dtype, Backend backend);
+const PoolBackwardKernel *find_gpu_pool_backward_kernel(int spatial, DType dtype, Backend backend);
 // True when at least one kernel was compiled for GPU `backend`.
 bool backend_compiled(Backend backend);
 constexpr int kNumBackends = 4;  // indexed by Backend

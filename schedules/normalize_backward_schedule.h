@@ -7,8 +7,8 @@
 
 namespace lpnorm::sched {
 
-// Schedules `stages` for the target of the generator's `context` (CPU targets: the x86 ISAs
-// and ARM), on the loops of the forward's CPU schedule.
+// Schedules `stages` for the target of the generator's `context` (the x86 ISAs, ARM, CUDA and
+// OpenCL); on CPUs, on the loops of the forward's CPU schedule.
 void schedule_normalize_backward(NormalizePattern pattern,
                                  const gen::NormalizeBackwardStages &stages,
                                  const NormalizeBuffers &buffers,

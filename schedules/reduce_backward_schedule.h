@@ -21,8 +21,8 @@ struct ReduceBackwardBuffers {
     std::vector<Halide::Expr> x_extent;
 };
 
-// Schedules `stages` for the target of the generator's `context` (CPU targets: the x86 ISAs
-// and ARM).
+// Schedules `stages` for the target of the generator's `context` (the x86 ISAs, ARM, CUDA and
+// OpenCL).
 void schedule_reduce_backward(ReduceBackwardPattern pattern,
                               const gen::ReduceBackwardStages &stages,
                               const ReduceBackwardBuffers &buffers,

@@ -4,13 +4,18 @@
 // LPNORM_BACKEND=opencl (ctest label opencl) and, on a CUDA machine, LPNORM_BACKEND=cuda.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "lpnorm/lpnorm.h"
 #include "lpnorm/lpnorm_c.h"
 #include "test_util.h"
 #include "testing.h"
+#if LPNORM_TEST_CUDA
+#include "HalideRuntimeCuda.h"
+#endif
 
 #if LPNORM_TEST_OPENCL
 #define CL_TARGET_OPENCL_VERSION 120
@@ -21,6 +26,25 @@ namespace lpnorm {
 namespace {
 
 using test::backend_status;
+
+// A GPU kernel's float32 gradient against the CPU kernel's: the same formulas, each rounded to
+// float32 a few times, computed in another order (pow, divisions, sums of terms of either sign),
+// so a few ulps of the element, or of the largest element where terms cancel.
+void expect_gpu_matches(const std::vector<float> &got, const std::vector<float> &want,
+                        const std::string &what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    float largest = 0;
+    for (float w : want) largest = std::max(largest, std::fabs(w));
+    for (size_t i = 0; i < got.size(); i++) {
+        EXPECT_NEAR(got[i], want[i], std::fabs(want[i]) * 0x1p-20f + largest * 0x1p-22f)
+            << what << ", element " << i;
+    }
+}
+
+// A host float32 tensor over `v`.
+Tensor host_f32(std::vector<float> &v, const std::vector<int64_t> &shape) {
+    return Tensor::contiguous(v.data(), DType::float32, shape);
+}
 
 // Restores the backend override of the process when a test ends.
 struct ScopedBackend {
@@ -132,6 +156,12 @@ public:
                   CL_SUCCESS);
     }
     void *handle() const { return mem_; }
+    // A float32 tensor of `shape` over the buffer.
+    Tensor tensor(const std::vector<int64_t> &shape) const {
+        Tensor t = Tensor::contiguous(mem_, DType::float32, shape);
+        t.memory = Memory::opencl;
+        return t;
+    }
 
 private:
     cl_command_queue queue_;
@@ -289,6 +319,78 @@ TEST_F(OpenClMemory, NormalizedAxesApartAreRefusedByName) {
     EXPECT_EQ(y, canary);
 }
 
+// The gradients of reduce and normalize with every tensor a cl_mem agree with the CPU
+// kernels' on the same host data: the same formulas, one float32 rounding each (a few ulps
+// apart where pow or a division is computed differently).
+TEST_F(OpenClMemory, GradientsOfClMemsAgreeWithTheCpu) {
+    const std::vector<int64_t> shape = {3, 7};
+    std::vector<float> x(21), dy(21), y(3), dy_reduced(3);
+    for (int i = 0; i < 21; i++) {
+        x[size_t(i)] = float((i * 37) % 11 - 5) / 4.0f;
+        dy[size_t(i)] = float((i * 13) % 7 - 3) / 2.0f;
+    }
+    for (int i = 0; i < 3; i++) dy_reduced[size_t(i)] = float(i) - 1.5f;
+    ClBuffer x_mem(context_, queue_, 21 * sizeof(float)), dy_mem(context_, queue_, 21 * 4);
+    ClBuffer y_mem(context_, queue_, 3 * 4), dyr_mem(context_, queue_, 3 * 4);
+    ClBuffer dx_mem(context_, queue_, 21 * sizeof(float));
+    x_mem.write(x.data(), 21 * 4);
+    dy_mem.write(dy.data(), 21 * 4);
+    dyr_mem.write(dy_reduced.data(), 3 * 4);
+    for (double p : {1.0, 2.0, 3.0, 2.5, double(INFINITY)}) {
+        ReduceParams params;
+        params.axes = {1};
+        params.p = p;
+        ASSERT_TRUE(reduce(host_f32(x, shape), host_f32(y, {3}), params).ok());
+        y_mem.write(y.data(), 3 * 4);
+        std::vector<float> want(21), got(21);
+        Status s = reduce_backward(host_f32(x, shape), host_f32(y, {3}), host_f32(dy_reduced, {3}),
+                                   host_f32(want, shape), params);
+        ASSERT_TRUE(s.ok()) << s.message();
+        s = reduce_backward(x_mem.tensor(shape), y_mem.tensor({3}), dyr_mem.tensor({3}),
+                            dx_mem.tensor(shape), params);
+        ASSERT_TRUE(s.ok()) << s.message();
+        dx_mem.read(got.data(), 21 * 4);
+        expect_gpu_matches(got, want, "reduce_backward p = " + std::to_string(p));
+
+        NormalizeParams nparams;
+        nparams.axes = {1};
+        nparams.p = p;
+        s = normalize_backward(host_f32(x, shape), host_f32(dy, shape), host_f32(want, shape),
+                               nparams);
+        ASSERT_TRUE(s.ok()) << s.message();
+        s = normalize_backward(x_mem.tensor(shape), dy_mem.tensor(shape), dx_mem.tensor(shape),
+                               nparams);
+        ASSERT_TRUE(s.ok()) << s.message();
+        dx_mem.read(got.data(), 21 * 4);
+        expect_gpu_matches(got, want, "normalize_backward p = " + std::to_string(p));
+    }
+}
+
+// A reduction gradient whose reduced axes lie apart in device memory is refused by name, as
+// the forward's normalization is: nothing is written.
+TEST_F(OpenClMemory, GradientAxesApartAreRefusedByName) {
+    std::vector<float> ones(12, 1.0f), canary(12, -7.0f);
+    ClBuffer x_mem(context_, queue_, 12 * 4), y_mem(context_, queue_, 3 * 4);
+    ClBuffer dy_mem(context_, queue_, 3 * 4), dx_mem(context_, queue_, 12 * 4);
+    x_mem.write(ones.data(), 12 * 4);
+    y_mem.write(ones.data(), 3 * 4);
+    dy_mem.write(ones.data(), 3 * 4);
+    dx_mem.write(canary.data(), 12 * 4);
+    Tensor x = Tensor::contiguous(x_mem.handle(), DType::float32, {2, 3, 2});
+    Tensor y = Tensor::contiguous(y_mem.handle(), DType::float32, {3});
+    Tensor dy = Tensor::contiguous(dy_mem.handle(), DType::float32, {3});
+    Tensor dx = Tensor::contiguous(dx_mem.handle(), DType::float32, {2, 3, 2});
+    x.memory = y.memory = dy.memory = dx.memory = Memory::opencl;
+    ReduceParams params;
+    params.axes = {0, 2};
+    const Status s = reduce_backward(x, y, dy, dx, params);
+    EXPECT_EQ(s.code(), ErrorCode::unsupported);
+    EXPECT_NE(s.message().find("from host memory only"), std::string::npos) << s.message();
+    std::vector<float> after(12);
+    dx_mem.read(after.data(), 12 * 4);
+    EXPECT_EQ(after, canary);
+}
+
 TEST_F(OpenClMemory, EmptyAxesIdentityCopiesOnTheDevice) {
     std::vector<float> x = {-1, 2, -3, 4, -5, 6};
     ClBuffer in_mem(context_, queue_, x.size() * sizeof(float));
@@ -375,6 +477,86 @@ TEST(CudaRun, HostTensorsMatchTheCpu) {
     // Both accumulate in float64 and round once to float32: they may differ by one rounding.
     for (int i = 0; i < 33; i++) EXPECT_NEAR(gpu[i], cpu[i], std::fabs(cpu[i]) * 0x1p-23) << i;
 }
+
+#if LPNORM_TEST_CUDA
+// A float32 buffer in CUDA device memory (through the Halide runtime the library links), filled
+// from and read back to the host.
+class CudaFloats {
+public:
+    explicit CudaFloats(const std::vector<float> &values) : host_(values) {
+        dim_ = halide_dimension_t(0, int32_t(host_.size()), 1);
+        buf_.type = halide_type_t(halide_type_float, 32);
+        buf_.dimensions = 1;
+        buf_.dim = &dim_;
+        buf_.host = reinterpret_cast<uint8_t *>(host_.data());
+        buf_.flags = halide_buffer_flag_host_dirty;
+        EXPECT_EQ(halide_copy_to_device(nullptr, &buf_, halide_cuda_device_interface()), 0);
+    }
+    ~CudaFloats() { halide_device_free(nullptr, &buf_); }
+    Tensor tensor(std::vector<int64_t> shape) {
+        Tensor t =
+            Tensor::contiguous(reinterpret_cast<void *>(halide_cuda_get_device_ptr(nullptr, &buf_)),
+                               DType::float32, shape);
+        t.memory = Memory::cuda;
+        return t;
+    }
+    std::vector<float> read() {
+        buf_.flags = halide_buffer_flag_device_dirty;
+        EXPECT_EQ(halide_copy_to_host(nullptr, &buf_), 0);
+        return host_;
+    }
+
+private:
+    std::vector<float> host_;
+    halide_dimension_t dim_{};
+    halide_buffer_t buf_{};
+};
+
+// The reduction and normalization gradients with every tensor a CUdeviceptr agree with the CPU
+// kernels'.
+TEST(CudaRun, GradientsOfDevicePointersAgreeWithTheCpu) {
+    const BackendStatus b = backend_status(Backend::cuda);
+    if (!b.usable) GTEST_SKIP() << "no CUDA device: " << b.detail;
+    const std::vector<int64_t> shape = {2, 3, 9, 11};
+    const int64_t n = 2 * 3 * 9 * 11;
+    std::vector<float> x(static_cast<size_t>(n)), dy_full(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; i++) {
+        x[size_t(i)] = float(int(i * 2654435761u % 2001) - 1000) / 64;
+        dy_full[size_t(i)] = float(int(i * 40503u % 17) - 8) / 4;
+    }
+    CudaFloats x_dev(x);
+    for (double p : {1.0, 2.0, 3.0, 2.5, double(INFINITY)}) {
+        // Reduction over axis 1 (the middle pattern).
+        ReduceParams rp;
+        rp.axes = {1};
+        rp.p = p;
+        std::vector<float> y(2 * 9 * 11), dy(y.size()), want(static_cast<size_t>(n));
+        for (size_t i = 0; i < dy.size(); i++) dy[i] = dy_full[i];
+        const std::vector<int64_t> reduced = {2, 9, 11};
+        ASSERT_TRUE(reduce(host_f32(x, shape), host_f32(y, reduced), rp).ok());
+        ASSERT_TRUE(reduce_backward(host_f32(x, shape), host_f32(y, reduced), host_f32(dy, reduced),
+                                    host_f32(want, shape), rp)
+                        .ok());
+        CudaFloats y_dev(y), dy_dev(dy), dx_dev(std::vector<float>(size_t(n), -7.0f));
+        Status s = reduce_backward(x_dev.tensor(shape), y_dev.tensor(reduced),
+                                   dy_dev.tensor(reduced), dx_dev.tensor(shape), rp);
+        ASSERT_TRUE(s.ok()) << s.message();
+        expect_gpu_matches(dx_dev.read(), want, "reduce_backward");
+
+        // Normalization over the last axis (the inner pattern).
+        NormalizeParams np;
+        np.p = p;
+        ASSERT_TRUE(normalize_backward(host_f32(x, shape), host_f32(dy_full, shape),
+                                       host_f32(want, shape), np)
+                        .ok());
+        CudaFloats dyn_dev(dy_full), dxn_dev(std::vector<float>(size_t(n), -7.0f));
+        s = normalize_backward(x_dev.tensor(shape), dyn_dev.tensor(shape), dxn_dev.tensor(shape),
+                               np);
+        ASSERT_TRUE(s.ok()) << s.message();
+        expect_gpu_matches(dxn_dev.read(), want, "normalize_backward");
+    }
+}
+#endif
 
 }  // namespace
 }  // namespace lpnorm

@@ -43,6 +43,9 @@ std::string describe(const Tensor &t, const NormalizeParams &params) {
     Array dx = make_array(x.dtype, std::vector<int64_t>(x.shape, x.shape + x.rank));
     fill_bytes(&dx, 0xA5);
     const Status s = normalize_backward(x, dy, dx.t, params);
+    if (s.code() == ErrorCode::unsupported && backend_lacks_dtype(x.dtype, "normalize_backward")) {
+        return ::testing::AssertionSuccess();  // the documented answer of a GPU backend
+    }
     if (!s.ok()) {
         return ::testing::AssertionFailure() << describe(x, params) << ": " << s.message();
     }

@@ -82,8 +82,9 @@ Status reduce_output_shape(const std::vector<int64_t> &input_shape, const Reduce
 // Empty axes: `identity` gives dy, `elementwise` s dy, `reduce_all` the gradient over every
 // axis. The powers are of t (at most 1 for the y of reduce()), so no step overflows where the
 // norm does not. dtypes float32, float64, float16 and bfloat16, computed in float32 (float64
-// for float64) and rounded once; CPU tensors. input_grad: dense row-major, input's shape and
-// dtype; it must not overlap the other tensors.
+// for float64) and rounded once. Host or device tensors, on the backend the forward would
+// choose. input_grad: dense row-major, input's shape and dtype; it must not overlap the other
+// tensors.
 Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &output_grad,
                        const Tensor &input_grad, const ReduceParams &params);
 
@@ -215,8 +216,9 @@ Status normalize_output_shape(const std::vector<int64_t> &input_shape,
 //   input_grad = (output_grad - g c) / d,  g = d d / d x = sgn(x) |y|^(p-1) where d follows the
 // norm (p = inf: shared by the elements whose |x| is the max, as reduce_backward), 0 where eps
 // clamps it (norm_max below eps, sum_max below eps). An all-zero group gives 0 with eps_mode
-// none. Overflow-safe as the forward (every factor a ratio of the group's own values). CPU
-// tensors; input_grad dense, not overlapping output_grad.
+// none. Overflow-safe as the forward (every factor a ratio of the group's own values). Host or
+// device tensors, on the backend the forward would choose; input_grad dense, not overlapping
+// output_grad.
 Status normalize_backward(const Tensor &input, const Tensor &output_grad, const Tensor &input_grad,
                           const NormalizeParams &params);
 

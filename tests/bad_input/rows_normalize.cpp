@@ -282,11 +282,11 @@ void add_gradient_rows(std::vector<Row> *rows) {
                      {"output_grad and input_grad", "overlap"}});
     rows->push_back(
         {e,
-         "normalize_backward.memory",
-         "a CUDA output_grad",
+         "gpu.memory_mismatch",
+         "a CUDA output_grad for a host input",
          call([](Buffers &, Tensor *, Tensor *dy, Tensor *) { dy->memory = Memory::cuda; }),
-         ErrorCode::unsupported,
-         {"output_grad.memory = cuda", "host (CPU) tensors only"}});
+         ErrorCode::invalid_argument,
+         {"output_grad.memory = cuda", "input.memory = host"}});
 }
 
 void add_shape_rows(std::vector<Row> *rows) {

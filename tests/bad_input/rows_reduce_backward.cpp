@@ -147,11 +147,11 @@ void add_cpp_rows(std::vector<Row> *rows) {
                      ErrorCode::aliasing,
                      {"output_grad and input_grad", "overlap"}});
     rows->push_back({e,
-                     "reduce_backward.memory",
-                     "a CUDA output_grad",
+                     "gpu.memory_mismatch",
+                     "a CUDA output_grad for a host input",
                      with([](Buffers &, Call *c) { c->dy.memory = Memory::cuda; }),
-                     ErrorCode::unsupported,
-                     {"output_grad.memory = cuda", "host (CPU) tensors only"}});
+                     ErrorCode::invalid_argument,
+                     {"output_grad.memory = cuda", "input.memory = host"}});
     rows->push_back({e,
                      "reduce_backward.no_kernel",
                      "a dtype this build has no kernel for",

@@ -66,8 +66,6 @@ const std::vector<Site> &sites() {
          " differs from input.dtype = ", nullptr},
         {"normalize_backward.grad_shape", "runtime/normalize.cpp",
          " differs from input.shape = ", nullptr},
-        {"normalize_backward.memory", "runtime/normalize.cpp",
-         ": normalize_backward runs on host (CPU) tensors only", nullptr},
         {"normalize.dtype", "runtime/normalize.cpp",
          " is not normalized: use float32, float64, float16 or bfloat16", nullptr},
         {"normalize.device_layout", "runtime/normalize.cpp",
@@ -82,8 +80,10 @@ const std::vector<Site> &sites() {
          ": its reordered copies do not fit in memory",
          "an allocation failure copying tensors whose strides merge nowhere"},
         // runtime/reduce_backward.cpp
-        {"reduce_backward.memory", "runtime/reduce_backward.cpp",
-         ": reduce_backward runs on host (CPU) tensors only", nullptr},
+        {"reduce_backward.device_layout", "runtime/reduce_backward.cpp",
+         " takes such layouts from host memory only",
+         "needs a usable OpenCL device: test_gpu.cpp "
+         "(OpenClMemory.GradientAxesApartAreRefusedByName)"},
         {"reduce_backward.dtype", "runtime/reduce_backward.cpp",
          " has no gradient: use float32, float64, float16 or bfloat16", nullptr},
         {"reduce_backward.no_kernel", "runtime/reduce_backward.cpp",
