@@ -152,7 +152,8 @@ set(LPNORM_GPU_FAMILIES opencl cuda d3d12)
 # LPNORM_GPU_BACKENDS); returns the object files and the registry rows. Then the partial
 # kernels of the CPU ISAs (kernel_abi.h, for tensors beyond 32-bit indexing): the patterns of
 # LPNORM_PARTIAL_PATTERNS, outputting the accumulator type. LPNORM_REDUCE_PARAMS_<family> are
-# extra generator params of a family's kernels.
+# extra generator params of a family's kernels; the patterns in LPNORM_GPU_LEFT_OUT_<family>
+# (reduce_<pattern>) are not built for it.
 function(lpnorm_add_reduce_kernels objects_var table_var)
     set(all_families ${ARGN})
     if (NOT all_families)
@@ -180,6 +181,9 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
                 set(row "LPNORM_REDUCE_KERNEL")
             endif ()
             foreach (pattern IN LISTS patterns)
+                if ("reduce_${pattern}" IN_LIST LPNORM_GPU_LEFT_OUT_${isa})
+                    continue()
+                endif ()
                 foreach (reducer IN LISTS LPNORM_REDUCERS)
                     foreach (dtype IN LISTS LPNORM_DTYPES)
                         _lpnorm_isa_builds(wanted "${isa}" "${dtype}" "${reducer}")
@@ -228,8 +232,9 @@ endfunction()
 
 # lpnorm_add_pool_kernels(<objects-var> <table-var> [<family>...])
 # Adds a build step per pooling variant of the families (default: LPNORM_ISAS and
-# LPNORM_GPU_BACKENDS), with LPNORM_POOL_PARAMS_<family> as extra generator params; returns the
-# object files and the registry rows.
+# LPNORM_GPU_BACKENDS), with LPNORM_POOL_PARAMS_<family> as extra generator params, leaving out
+# the ranks in LPNORM_GPU_LEFT_OUT_<family> (pool_<rank>d); returns the object files and the
+# registry rows.
 function(lpnorm_add_pool_kernels objects_var table_var)
     set(families ${ARGN})
     if (NOT families)
@@ -243,6 +248,9 @@ function(lpnorm_add_pool_kernels objects_var table_var)
             set(row "LPNORM_GPU_POOL_KERNEL")
         endif ()
         foreach (spatial IN LISTS LPNORM_POOL_SPATIAL_RANKS)
+            if ("pool_${spatial}d" IN_LIST LPNORM_GPU_LEFT_OUT_${isa})
+                continue()
+            endif ()
             foreach (dtype IN LISTS LPNORM_DTYPES)
                 _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
                 if (NOT dtype IN_LIST LPNORM_POOL_DTYPES OR NOT wanted)

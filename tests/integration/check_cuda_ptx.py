@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Extracts the PTX that Halide embeds in every CUDA kernel object and assembles it with ptxas
-for each GPU architecture given: the check that the CUDA kernels load on those GPUs, run on a
-machine without one.
+"""Extracts the PTX that Halide embeds in every CUDA kernel object, fails on any `trap` in it,
+and assembles it with ptxas for each GPU architecture given: the check that the CUDA kernels
+load on those GPUs, run on a machine without one.
+
+A `trap` is an assertion Halide kept inside a kernel (OpenCL drops them); on a device it ends
+the launch with CUDA_ERROR_LAUNCH_FAILED and poisons the process's CUDA context
+(docs/targets.md, "Known fault").
 
 usage: check_cuda_ptx.py KERNELS_DIR ARCH... (e.g. sm_80 sm_90)
-Exits 77 (a skip for ctest) with the reason when ptxas is not installed.
+Exits 77 (a skip for ctest) with the reason when ptxas is not installed and no kernel traps.
 """
 import glob
 import os
@@ -37,8 +41,15 @@ def main():
     if not objects:
         print(f"no CUDA kernel objects in {kernels_dir}")
         return 1
+    trapping = [os.path.basename(obj) for obj in objects
+                if any(b"trap;" in ptx for ptx in embedded_ptx(obj))]
+    for name in trapping:
+        print(f"FAIL {name}: its PTX traps (an assertion kept inside the kernel)")
+    if trapping:
+        return 1
     if ptxas is None:
-        print(f"SKIP: ptxas (CUDA toolkit) not found; {len(objects)} CUDA kernels not assembled")
+        print(f"SKIP: ptxas (CUDA toolkit) not found; {len(objects)} CUDA kernels have no trap, "
+              f"none assembled")
         return SKIP
     failures = assembled = 0
     with tempfile.TemporaryDirectory() as tmp:
