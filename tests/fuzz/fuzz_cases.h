@@ -9,16 +9,14 @@ namespace lpnorm_fuzz {
 
 constexpr int kMaxAxes = 64;
 
-struct ReduceCase {
+// The input, the axes and p: the first arguments of fuzz_reduce's and fuzz_normalize's inputs.
+struct AxesCase {
     InputArgs in;
     int32_t num_axes = 0;
     int64_t axes[kMaxAxes] = {};
     double p = 2;
-    int32_t keep_dims = 0;
-    int32_t empty_axes = 0;
-    MisuseArgs misuse;
 
-    explicit ReduceCase(Reader &r) {
+    explicit AxesCase(Reader &r) {
         in.rank = pick_rank(r);
         in.dtype = pick_enum(r, 12);
         in.read_shape(r);
@@ -28,6 +26,15 @@ struct ReduceCase {
         num_axes = b < 0xC0 ? b % 10 : counts[b % 4];
         for (int i = 0; i < std::clamp(num_axes, 0, kMaxAxes); i++) axes[i] = pick_axis(r);
         p = pick_p(r);
+    }
+};
+
+struct ReduceCase : AxesCase {
+    int32_t keep_dims = 0;
+    int32_t empty_axes = 0;
+    MisuseArgs misuse;
+
+    explicit ReduceCase(Reader &r) : AxesCase(r) {
         keep_dims = pick_bool(r);
         empty_axes = pick_enum(r, 3);
         misuse.read(r);
@@ -138,24 +145,12 @@ inline void print_params(const lpnorm_pool_params &p) {
 
 inline bool is_pool_dtype(int32_t dtype) { return dtype >= 0 && dtype <= 3; }
 
-struct NormalizeCase {
-    InputArgs in;
-    int32_t num_axes = 0;
-    int64_t axes[kMaxAxes] = {};
-    double p = 2;
+struct NormalizeCase : AxesCase {
     double eps = 0;
     int32_t eps_mode = 0;
     MisuseArgs misuse;
 
-    explicit NormalizeCase(Reader &r) {
-        in.rank = pick_rank(r);
-        in.dtype = pick_enum(r, 12);
-        in.read_shape(r);
-        static const int32_t counts[] = {-1, kI32Min, 17, kMaxAxes};
-        const uint8_t b = r.u8();
-        num_axes = b < 0xC0 ? b % 10 : counts[b % 4];
-        for (int i = 0; i < std::clamp(num_axes, 0, kMaxAxes); i++) axes[i] = pick_axis(r);
-        p = pick_p(r);
+    explicit NormalizeCase(Reader &r) : AxesCase(r) {
         eps = pick_p(r);
         eps_mode = pick_enum(r, 5);  // 4: not an eps mode
         misuse.read(r);
