@@ -348,7 +348,7 @@ Status device_zero(const Tensor &output) {
     std::vector<char> zeros(size_t(output.num_elements()) * dtype_size(output.dtype), 0);
     BufferView host(zeros.data(), output.dtype, output.rank, extent, stride);
     BufferView out(output.data, output.dtype, output.rank, extent, stride);
-    GpuBinding out_binding(out.get(), output.memory, true);
+    GpuBinding out_binding(out.get(), output.memory, true, "output");
     s = out_binding.attach();
     if (!s.ok()) return s;
     const int code =

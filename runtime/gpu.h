@@ -35,14 +35,9 @@ Status choose_backend(const Tensor *const *tensors, const char *const *names, in
 // made. The destructor releases without copying.
 class GpuBinding {
 public:
-    // `name` names the tensor in errors (default: input or output).
-    GpuBinding(halide_buffer_t *buffer, Memory memory, bool is_output, const char *name = nullptr)
-        : buffer_(buffer),
-          memory_(memory),
-          is_output_(is_output),
-          name_(name != nullptr ? name
-                : is_output     ? "output"
-                                : "input") {}
+    // `name` names the tensor in errors.
+    GpuBinding(halide_buffer_t *buffer, Memory memory, bool is_output, const char *name)
+        : buffer_(buffer), memory_(memory), is_output_(is_output), name_(name) {}
     GpuBinding(const GpuBinding &) = delete;
     GpuBinding &operator=(const GpuBinding &) = delete;
     ~GpuBinding() { release(); }
