@@ -6,6 +6,7 @@
 namespace lpnorm::gen {
 
 using namespace Halide;
+using Halide::Internal::is_const_zero;
 using Halide::Internal::make_const;
 using Halide::Internal::make_one;
 using Halide::Internal::make_zero;
@@ -28,6 +29,18 @@ Expr integer_root(const Expr &m, const Expr &p, bool wide) {
     return select(y0 == make_zero(t), y0, cast(t, refined));
 }
 
+// m^p for the kinds of a fixed p (1, 2, 3, 4; p_kind 4 and 5 give m^4), by products.
+Expr fixed_kind_power(const Expr &m, const Expr &p_kind) {
+    Expr m2 = m * m;
+    // One (condition, value) pair per line.
+    // clang-format off
+    return select(p_kind == abi::kPool1, m,
+                  p_kind == abi::kPool2, m2,
+                  p_kind == abi::kPool3, m2 * m,
+                  m2 * m2);
+    // clang-format on
+}
+
 // |v|^e for the kinds' fixed exponents (1, 2, 3, 4), products for other integer p, or pow,
 // for finite m >= 0. `root` selects 1/p instead of p.
 Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root, bool wide) {
@@ -42,16 +55,8 @@ Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root
                       pow(m, make_one(m.type()) / cast(m.type(), p)));
         // clang-format on
     }
-    Expr m2 = m * m;
-    // One (condition, value) pair per line.
-    // clang-format off
-    return select(p_kind == abi::kPool1, m,
-                  p_kind == abi::kPool2, m2,
-                  p_kind == abi::kPool3, m2 * m,
-                  p_kind == abi::kPool4, m2 * m2,
-                  p_kind == abi::kPoolInt, integer_power(m, p),
-                  pow(m, cast(m.type(), p)));
-    // clang-format on
+    return select(p_kind == abi::kPoolInt, integer_power(m, p), p_kind == abi::kPoolP,
+                  pow(m, cast(m.type(), p)), fixed_kind_power(m, p_kind));
 }
 
 // |v|^e for e = p (the term) or 1/p (the root) of a magnitude m >= 0, NaN or inf included.
@@ -151,7 +156,8 @@ Type pool_compute_type(const Type &input) { return input.bits() == 64 ? Float(64
 
 PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window, Func output,
                        const Type &output_type, const Expr &p_kind, const Expr &p,
-                       const Expr &signed_pow, const Expr &rescale, bool float64_powers) {
+                       const Expr &signed_pow, const Expr &rescale, bool float64_powers,
+                       const Expr &recompute_cheap_terms) {
     PoolStages s;
     s.input = input;
     s.window = window;
@@ -185,6 +191,17 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     s.sums.resize(spatial);
     s.taps.resize(spatial);
     Func previous = s.term;
+    if (spatial >= 2 && !is_const_zero(recompute_cheap_terms)) {
+        // The term's values for these kinds (guarded_power leaves them unguarded).
+        Expr cheap = strict_float(fixed_kind_power(magnitude(x), p_kind));
+        Func term_or_recomputed("term_or_recomputed");
+        Expr recompute = recompute_cheap_terms && !s.signed_pow;
+        term_or_recomputed(args) = select(recompute && p_kind <= abi::kPool4, cheap, s.term(args));
+        previous = term_or_recomputed;
+        for (int k = abi::kPool1; k <= abi::kPool4; k++) {
+            s.recomputed_kind_conditions.push_back(recompute && p_kind == k);
+        }
+    }
     if (spatial == 1) {
         RDom r(0, window.extent[0], "r_pad");
         std::vector<Expr> at = args;

@@ -25,6 +25,10 @@ struct PoolWindow {
 struct PoolStages {
     Halide::Func input;  // the input as the term reads it
     Halide::Func term;   // term(s0.., c, n): |x|^p (or x^p), compute type
+    // Where recompute_cheap_terms may hold: the conditions (it, the abs mode and p_kind 1, 2,
+    // 3 or 4) under which the outermost window sum takes |x|^p from the input at each tap
+    // instead of reading `term`, which is then not read at all; empty otherwise.
+    std::vector<Halide::Expr> recomputed_kind_conditions;
     // sums[d]: the window sum along spatial dim d of sums[d + 1] (of the term for the
     // outermost); sums[0] is the last, along the innermost dim.
     std::vector<Halide::Func> sums;
@@ -54,11 +58,14 @@ Halide::Type pool_compute_type(const Halide::Type &input);
 // term and the root (see kernel_abi.h), `p` is the real order of the general kind,
 // `signed_pow` != 0 raises x instead of |x|, `rescale` != 0 scales windows that overhang the
 // padded input by K / n. `float64_powers`: the root of float32 sums for integer p >= 5 is
-// refined in float64 (targets without float64, D3D12, pass false).
+// refined in float64 (targets without float64, D3D12, pass false). Where
+// `recompute_cheap_terms` holds (2-D and 3-D; sched::pool_recompute_condition says where), the
+// outermost window sum computes the terms of p = 1 to 4 in the abs mode from the input, a few
+// products per tap, rather than reading them from `term` (see recomputed_kind_conditions).
 PoolStages define_pool(const Halide::Func &input, int spatial, const PoolWindow &window,
                        Halide::Func output, const Halide::Type &output_type,
                        const Halide::Expr &p_kind, const Halide::Expr &p,
                        const Halide::Expr &signed_pow, const Halide::Expr &rescale,
-                       bool float64_powers);
+                       bool float64_powers, const Halide::Expr &recompute_cheap_terms);
 
 }  // namespace lpnorm::gen

@@ -149,10 +149,26 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
     // [32,64,112,112] 3x3 s1 14.9 -> 13.5 ms, 3x3 s2 7.8 -> 7.3 ms, 2x2 s2 unchanged (6.5 ms).
     // Unrolled without zero_outside (the taps' bounds tested per tap) it was slower than
     // before (1.94 ms on [8,256,28,28]), and with a tap loop not unrolled slower still.
+    // For p = 1 to 4 in the abs mode on dense rows (s.recomputed_kind_conditions), the
+    // outermost sum takes |x|^p from the input at each tap, and the term is never stored:
+    // against reading the stored term, 2 threads, tools/autotune's harness, float32 p = 2,
+    // Zen 3 AVX2, fastest (median) of 8 interleaved rounds on a noisy host:
+    // [32,64,112,112] 2x2 s2 9.40 (11.2) -> 9.20 (10.2) ms, 3x3 s1 pad 1 19.1 (21.5) -> 15.3
+    // (19.5) ms, 3x3 s2 pad 1 10.2 (11.3) -> 9.55 (10.2) ms; [8,256,28,28] 3x3 s1 pad 1
+    // 1.83 (2.10) -> 1.35 (1.78) ms; [1,512,14,14] 0.170 (0.216) -> 0.155 (0.160) ms;
+    // 3-D [4,32,32,56,56] 2x2x2 s2, 6 rounds: 5.92 (7.71) -> 4.52 (5.97) ms.
     fill.reorder(pxi, s.taps[1].y, pxo).vectorize(pxi);
-    for (int k : {2, 3}) {
-        fill.specialize(s.window.kernel[1] == k).unroll(s.taps[1].y);
+    auto unroll_small_kernels = [&](Stage taps) {
+        for (int k : {2, 3}) {
+            taps.specialize(s.window.kernel[1] == k).unroll(s.taps[1].y);
+        }
+    };
+    if (spatial == 2) {
+        for (const Expr &recomputed : s.recomputed_kind_conditions) {
+            unroll_small_kernels(fill.specialize(recomputed));
+        }
     }
+    unroll_small_kernels(fill);
 
     // 3-D: the sum along dim 2 over whole planes, one per output plane.
     for (int d = spatial - 1; d >= 2; d--) {
@@ -165,6 +181,11 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
         taps.split(s0, vo, vi, lanes, TailStrategy::GuardWithIf)
             .reorder(vi, s.taps[d].x, vo)
             .vectorize(vi);
+        if (d == spatial - 1) {
+            for (const Expr &recomputed : s.recomputed_kind_conditions) {
+                taps.specialize(recomputed);
+            }
+        }
     }
 
     // |x|^p once per input element: rows (planes for 3-D) slide with the blocks of rows.

@@ -6,6 +6,14 @@
 
 namespace lpnorm::sched {
 
+Halide::Expr pool_recompute_condition(const Halide::Target &target, bool channel_blocks,
+                                      const Halide::Expr &input_stride0) {
+    if (target.has_gpu_feature() || channel_blocks) {
+        return Halide::Internal::const_false();
+    }
+    return input_stride0 == 1;
+}
+
 void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
                    const Halide::GeneratorContext &context, const PoolKnobs &knobs) {
     const Halide::Target &target = context.target();

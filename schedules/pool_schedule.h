@@ -24,6 +24,13 @@ struct PoolBuffers {
     std::vector<Halide::Expr> output_extent;  // innermost first
 };
 
+// Where define_pool should recompute the cheap kinds' terms in the outermost window sum (its
+// recompute_cheap_terms): on CPU targets, in the row kernels, for dense rows (a gathered load
+// per tap would cost more than the stored term it saves); false elsewhere.
+// schedules/cpu_pool_schedule.cpp says what it measured.
+Halide::Expr pool_recompute_condition(const Halide::Target &target, bool channel_blocks,
+                                      const Halide::Expr &input_stride0);
+
 // Schedules `stages` for the target of the generator's `context`.
 void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
                    const Halide::GeneratorContext &context, const PoolKnobs &knobs);
