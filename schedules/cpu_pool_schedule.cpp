@@ -6,7 +6,8 @@
 // blocks of rows (for 2-D; a row runs along the innermost dim), each stage running over a
 // whole block:
 //   - |x|^p is computed once per input element, in rows that slide with the blocks (stored
-//     for the task, computed as the rows come into a window);
+//     for the task, computed as the rows come into a window), except for p = 1 to 4 in the
+//     abs mode on dense rows, where the outermost sum computes it at each tap instead;
 //   - the sums along the outer dims add every tap (those outside the input read 0): for 3-D
 //     the sum along dim 2 a row at a time, its taps inside each vector; the sum along dim 1
 //     a vector at a time, its taps unrolled for kernels of 2 and 3 and summed in a register;
