@@ -6,9 +6,9 @@
 
 namespace lpnorm::sched {
 
-Halide::Expr pool_recompute_condition(const Halide::Target &target, bool channel_blocks,
+Halide::Expr pool_recompute_condition(const Halide::GeneratorContext &context, bool channel_blocks,
                                       const Halide::Expr &input_stride0) {
-    if (target.has_gpu_feature() || channel_blocks) {
+    if (context.target().has_gpu_feature() || channel_blocks) {
         return Halide::Internal::const_false();
     }
     return input_stride0 == 1;

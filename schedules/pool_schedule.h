@@ -25,10 +25,10 @@ struct PoolBuffers {
 };
 
 // Where define_pool should recompute the cheap kinds' terms in the outermost window sum (its
-// recompute_cheap_terms): on CPU targets, in the row kernels, for dense rows (a gathered load
-// per tap would cost more than the stored term it saves); false elsewhere.
+// recompute_cheap_terms): on CPU targets (the context's), in the row kernels, for dense rows (a
+// gathered load per tap would cost more than the stored term it saves); false elsewhere.
 // schedules/cpu_pool_schedule.cpp says what it measured.
-Halide::Expr pool_recompute_condition(const Halide::Target &target, bool channel_blocks,
+Halide::Expr pool_recompute_condition(const Halide::GeneratorContext &context, bool channel_blocks,
                                       const Halide::Expr &input_stride0);
 
 // Schedules `stages` for the target of the generator's `context`.
