@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "reference/powers.h"
 #include "reference/reduce_reference.h"
 
 namespace lpnorm::ref {
@@ -138,12 +139,15 @@ Denominator denominator(const std::vector<long double> &g, const NormalizeParams
         n = m;
     } else {
         long double sum = 0;
+        LogRange logs, scaled_logs;
         for (long double v : g) {
             if (v == 0) continue;
             const long double a = std::fabs(v);
-            sum += std::pow(a / m, p);
-            *max_log = std::max({*max_log, std::fabs(std::log(a)), std::fabs(std::log(a / m))});
+            sum += power(a / m, p);
+            logs.add(a);
+            scaled_logs.add(a / m);
         }
+        *max_log = std::max({*max_log, logs.max_abs_log(), scaled_logs.max_abs_log()});
         n = m * std::pow(sum, 1 / p);
     }
     *max_log = std::max(*max_log, std::fabs(std::log(n)));
@@ -352,7 +356,7 @@ NormalizeGradientResult normalize_gradient(const Tensor &input, const Tensor &ou
                            } else if (p == 2) {
                                g = y;
                            } else {
-                               g = x[e] == 0 ? 0 : sign * std::pow(a, p - 1);
+                               g = x[e] == 0 ? 0 : sign * power(a, p - 1);
                            }
                            const long double through = follows ? g * c : 0;
                            out.value = (dy[e] - through) / d;

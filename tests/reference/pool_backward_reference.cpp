@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "reference/pool_reference.h"
+#include "reference/powers.h"
 #include "reference/reduce_reference.h"
 
 namespace lpnorm::ref {
@@ -36,7 +37,7 @@ ld slope(const PoolParams &params, ld x, ld r) {
     if (std::isnan(r)) return r;
     const ld a = std::fabs(r);
     if (a == 0) return 0;
-    const ld m = std::isinf(a) ? (e < 0 ? 0 : a) : std::pow(a, e);
+    const ld m = std::isinf(a) ? (e < 0 ? 0 : a) : power(a, e);
     if (r > 0) return m;
     if (!is_signed) return -m;
     if (std::floor(e) == e) return std::fmod(e, 2.0L) != 0 ? -m : m;

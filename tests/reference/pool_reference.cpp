@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "reference/powers.h"
+
 namespace lpnorm::ref {
 namespace {
 
@@ -182,7 +184,7 @@ bool next_index(std::vector<int64_t> *idx, const std::vector<int64_t> &extent) {
 // loses it, any other gives NaN, except for b = -inf, whose power is +inf.
 ld negative_pow(ld b, ld e) {
     if (e != std::floor(e)) return std::isinf(b) ? HUGE_VALL : kNaN;
-    const ld magnitude = std::pow(-b, e);
+    const ld magnitude = power(-b, e);
     return std::fmod(e, 2) == 1 ? -magnitude : magnitude;
 }
 
@@ -190,10 +192,7 @@ ld negative_pow(ld b, ld e) {
 ld term(ld x, ld p, PoolMode mode) {
     const ld b = mode == PoolMode::abs ? std::fabs(x) : x;
     if (b < 0 && p != std::floor(p)) return negative_pow(b, p);
-    if (p == 1) return b;
-    if (p == 2) return b * b;
-    if (p == 3) return b * b * b;
-    return std::pow(b, p);
+    return power(b, p);
 }
 
 // S^(1/p) as IEEE pow with the exponent 1/p formed in double, as PyTorch forms it: a negative
@@ -207,7 +206,8 @@ ld root(ld s, ld p) {
 }
 
 struct Accum {
-    ld sum = 0, abs_sum = 0, max_log = 0;
+    ld sum = 0, abs_sum = 0;
+    LogRange logs;
     int64_t n = 0;
 
     void add(ld x, ld p, PoolMode mode) {
@@ -215,8 +215,7 @@ struct Accum {
         sum += t;
         abs_sum += std::fabs(t);
         ++n;
-        const ld a = std::fabs(x);
-        if (a != 0 && std::isfinite(a)) max_log = std::max(max_log, std::fabs(std::log(a)));
+        logs.add(std::fabs(x));
     }
 };
 
@@ -246,7 +245,7 @@ Value window_value(const Tensor &input, int64_t offset,
     }
     Value v;
     v.n = acc.n;
-    v.max_log = acc.max_log;
+    v.max_log = acc.logs.max_abs_log();
     if (params.overhang == Overhang::rescale && inside > 0 && inside < kernel_volume)
         v.scale = kernel_volume / inside;
     v.sum = acc.sum * v.scale;
@@ -348,7 +347,8 @@ Result pool(const Tensor &input, const PoolParams &params) {
 //    sums of subnormals are exact. When some term may be that small (exp(-p*max_log) below the
 //    normal range), add 2*(n+1)*denorm_min, the rescale's roundings included.
 //    So S^ lies in [S - D, S + D] with D the bound of steps 2-4 plus (n+16)*2^-63*sum|t| for
-//    this reference's own long-double arithmetic (sum, powl, the factor K/n).
+//    this reference's own long-double arithmetic (sum, powl or at most 4 products, the
+//    factor K/n).
 // 5. Root y = S^(1/p), monotone in S: p = 1 none (y = S, sign kept in signed mode); p = 2
 //    sqrt correctly rounded (u); other p pow/cbrt within 2 ulps (4u) plus the rounded
 //    exponent 1/p: |ln y|*u; plus 2^-62 for the reference's powl/cbrtl/sqrtl. For p < 1 the

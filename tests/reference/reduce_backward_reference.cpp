@@ -4,6 +4,7 @@
 #include <map>
 
 #include "reference/normalize_reference.h"
+#include "reference/powers.h"
 #include "reference/reduce_reference.h"
 
 namespace lpnorm::ref {
@@ -97,9 +98,10 @@ GradientResult reduce_backward(const Tensor &x, const Tensor &y, const Tensor &d
                 factor = v / norm;
                 out.rel = 3 * u;
             } else {
-                factor = sign_of(v) * std::pow(t, p - 1);
-                const long double log_t = t > 0 && std::isfinite(t) ? std::fabs(std::log(t)) : 0;
+                factor = sign_of(v) * power(t, p - 1);
                 const bool chain = p == std::floor(p) && p <= 64;
+                const long double log_t =
+                    !chain && t > 0 && std::isfinite(t) ? std::fabs(std::log(t)) : 0;
                 const long double e = std::fabs(p - 1);
                 out.rel = chain ? 3 * e * u : (2 * e + 5 + log_t * (std::fabs(p) + e)) * u;
             }

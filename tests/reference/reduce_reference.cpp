@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "reference/powers.h"
+
 namespace lpnorm::ref {
 namespace {
 
@@ -269,8 +271,10 @@ Result reduce(const Tensor &input, const ReduceParams &params) {
             return;
         }
         ld sum = 0, max_abs = 0, min_abs = std::numeric_limits<ld>::infinity();
+        LogRange logs;
         int64_t nonzero = 0;
         bool nan = false;
+        const bool sums_powers = p != 0 && std::isfinite(p);  // else max, min or a count
         for_each(red_dims, out_off, [&](int64_t off) {
             const ld a = std::fabs(load(input.dtype, base + off * static_cast<int64_t>(elem)));
             ++v.n;
@@ -280,14 +284,12 @@ Result reduce(const Tensor &input, const ReduceParams &params) {
                 return;
             }
             if (a != 0) ++nonzero;
-            if (a != 0 && std::isfinite(a)) v.max_log = std::max(v.max_log, std::fabs(std::log(a)));
+            logs.add(a);
             max_abs = std::max(max_abs, a);
             min_abs = std::min(min_abs, a);
-            sum += p == 1   ? a
-                   : p == 2 ? a * a
-                   : p == 3 ? a * a * a
-                            : std::pow(a, static_cast<ld>(p));
+            if (sums_powers) sum += power(a, static_cast<ld>(p));
         });
+        v.max_log = logs.max_abs_log();
         if (v.n == 0)
             v.value = 0;  // reduction over an empty set gives 0 for every p
         else if (p == 0)
@@ -330,7 +332,8 @@ Result reduce(const Tensor &input, const ReduceParams &params) {
 //    (4u) plus the rounded exponent 1/p: s^((1/p)(1+d)) = s^(1/p) * exp(ln(s)/p*d), i.e.
 //    |ln y|*u where y is the result.
 //    E = (1+e_s)^(1/p) * (1+e_r) - 1, plus (n+16)*2^-63 for this reference's own long-double
-//    arithmetic (sums, powl/cbrtl/sqrtl within an ulp of 2^-64).
+//    arithmetic (sums, powl/cbrtl/sqrtl within an ulp of 2^-64, whole p up to 8 by at most
+//    4 products).
 // 5. Final conversion to the output dtype: round to nearest (floats) or truncate and saturate
 //    (integers). Both are monotone, so every result the kernel may produce lies in
 //    [conv(y(1-E)), conv(y(1+E))]. This is at most one output ulp (or one integer, at a
