@@ -89,7 +89,9 @@ set(LPNORM_GENERATOR lpnorm::halide_generators::lpnorm_generators)
 
 # _lpnorm_isa_builds(<out-var> <isa> <dtype> [<reducer>]): whether <isa> gets a kernel of
 # <dtype> (and <reducer>). LPNORM_ISA_DTYPES_<isa> and LPNORM_ISA_REDUCERS_<isa> restrict an
-# ISA to the kernels it changes; the runtime runs the next ISA's kernel for the others.
+# ISA to the kernels it changes; the runtime runs the next ISA's kernel for the others. The
+# platforms set them where an ISA changes only some kernels; a build may set them (cache) for
+# another ISA, as the test job does for AVX-512 on machines that cannot run it.
 function(_lpnorm_isa_builds out_var isa dtype)
     set(result TRUE)
     if (DEFINED LPNORM_ISA_DTYPES_${isa} AND NOT dtype IN_LIST LPNORM_ISA_DTYPES_${isa})

@@ -5,7 +5,7 @@
 #                          (ctest; the Python package's pytest included), then the Python
 #                          wheel's tests in a clean virtualenv (python), then the sanitize job,
 #                          then the same for ARM64 (arm), then the Android kernels archive
-#                          (android)
+#                          of float32 and float16 (android)
 #   tools/dev.sh python    build, then the wheel `pip install .` makes, from the build tree,
 #                          installed into a clean virtualenv and tested there
 #   tools/dev.sh format    check that every tracked C/C++ file matches .clang-format (the
@@ -131,6 +131,20 @@ install_openvino() {
         -r "$root/openvino/requirements-test.txt"
 }
 
+# The test job on a machine without AVX-512 builds that ISA's kernels of float32 and int8
+# only (LPNORM_ISA_DTYPES_avx512): its tests skip there, so the other types' kernels would
+# only be compiled, a third of the x86 kernels' generation time (about 10 of 30 minutes on
+# 2 cores); those two still check that every op compiles for it and uses zmm registers
+# (x86_codegen_uses_isa_registers). Every other job, and the test job on an AVX-512 machine,
+# builds them all.
+avx512_dtypes_flag() {
+    if [ "$job" = test ] && [ "$(uname -m)" = x86_64 ] && ! grep -qw avx512f /proc/cpuinfo; then
+        echo "-DLPNORM_ISA_DTYPES_avx512=float32;int8"
+    else
+        echo "-ULPNORM_ISA_DTYPES_avx512"
+    fi
+}
+
 configure() {
     local bench_flag="OFF" openvino_flags=()
     { [ "$job" = bench ] || [ "$job" = peers ] || [ "$job" = gpu ]; } && bench_flag="ON"
@@ -147,7 +161,7 @@ configure() {
     cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON -DLPNORM_BUILD_BENCH="$bench_flag" \
         -DLPNORM_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$venv/bin/python" \
-        "-DLPNORM_KERNEL_CACHE=$kernel_cache" "${openvino_flags[@]}"
+        "-DLPNORM_KERNEL_CACHE=$kernel_cache" "$(avx512_dtypes_flag)" "${openvino_flags[@]}"
 }
 
 # Generated kernels shared by the default build and the sanitize build, which runs the default
@@ -171,8 +185,9 @@ format_check() {
     log "format: every C/C++ file matches .clang-format"
 }
 
-# The `sanitize` preset (clang, ASan+UBSan, AVX2 kernels only): every test, each fuzz target
-# replaying its corpus, and a bounded run of each fuzz target.
+# The `sanitize` preset (clang, ASan+UBSan, AVX2 kernels only): every test but those labelled
+# autotune (Python driving the uninstrumented generator, which the default build runs), each
+# fuzz target replaying its corpus, and a bounded run of each fuzz target.
 # It runs the default build's generator, so its AVX2 kernels are copies of that build's
 # (LPNORM_KERNEL_CACHE) when it has made them: the generator is never instrumented anyway.
 sanitize() {
@@ -192,8 +207,17 @@ build_generator() {
 }
 
 # ARM64 Linux: the kernels, the library, the tests and the CLI, built with the cross compiler;
-# ctest runs everything under qemu-aarch64 (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain).
-# Timings under emulation say nothing about ARM performance.
+# ctest runs them under qemu-aarch64 (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain), which is
+# about 20 times slower than the native run. Timings under emulation say nothing about ARM
+# performance. Left to the native run (LPNORM_ARM_TESTS=all runs them here too): the x86
+# variants (they only skip, at a fifth of a second each), the tests of the thread pool and of
+# reproducibility across thread counts (host C++, not kernel code), the threaded large shapes
+# but for float32, bfloat16 and int32, and the channel-block pooling sweep of float16 (the
+# neon_fp16 kernel runs it), bfloat16 and float64 (the float32 one stays): together about 13
+# of the 35 minutes of test time the emulated run took.
+arm_emulation_skips='/(sse41|avx2|avx512)_|^(Concurrency|Reproducibility|PoolLarge)\.'
+arm_emulation_skips+='|ThreadedPaths/(float16|float64)$|ChannelBlocks/neon_(float16|bfloat16|float64)_2d$'
+[ "${LPNORM_ARM_TESTS:-}" = all ] && arm_emulation_skips='^$'
 arm() {
     build_generator
     cmake -S "$root" -B "$arm_build_dir" -G Ninja \
@@ -201,7 +225,7 @@ arm() {
         -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON \
         "-Dlpnorm-halide_generators_DIR=$build_dir/cmake"
     cmake --build "$arm_build_dir" -j "$jobs"
-    ctest --test-dir "$arm_build_dir" --output-on-failure -j "$jobs"
+    ctest --test-dir "$arm_build_dir" --output-on-failure -j "$jobs" -E "$arm_emulation_skips"
     local lpnorm=(qemu-aarch64 -L "$aarch64_sysroot" "$arm_build_dir/tools/lpnorm")
     "${lpnorm[@]}" info
     log "lpnorm demo under qemu-aarch64 (emulated: its timings are not ARM performance)"
@@ -211,16 +235,21 @@ arm() {
 # Android arm64: without an NDK, the kernels archive and their headers (LPNORM_KERNELS_ONLY,
 # built with this machine's tools); with ANDROID_NDK set, the whole library through the NDK's
 # toolchain file. Either way the archive is checked to be AArch64 with every kernel defined.
+# DTYPES (default: all) limits the element types; the test job builds float32 and float16 (the
+# neon_fp16 variant's type) only: the other types' ARM64 code is the arm job's, tested there,
+# and all twelve would take this job from 2 to 10 minutes of kernel generation.
 android() {
     build_generator
+    local dtypes="${1:-}"
     local args=() archive mode
+    if [ -n "$dtypes" ]; then args+=("-DLPNORM_DTYPES=$dtypes"); else args+=(-ULPNORM_DTYPES); fi
     if [ -n "${ANDROID_NDK:-}" ]; then
-        args=(--toolchain "$ANDROID_NDK/build/cmake/android.toolchain.cmake"
+        args+=(--toolchain "$ANDROID_NDK/build/cmake/android.toolchain.cmake"
               -DANDROID_ABI=arm64-v8a -DANDROID_PLATFORM=android-24)
         archive="$android_build_dir/runtime/liblpnorm.a"
         mode=full
     else
-        args=(-DLPNORM_PLATFORM=arm-64-android -DLPNORM_KERNELS_ONLY=ON)
+        args+=(-DLPNORM_PLATFORM=arm-64-android -DLPNORM_KERNELS_ONLY=ON)
         archive="$android_build_dir/runtime/liblpnorm_kernels.a"
         mode=kernels-only
     fi
@@ -269,7 +298,7 @@ test)
     python_wheel
     sanitize
     arm
-    android
+    android "float32;float16"
     ;;
 sanitize)
     setup
