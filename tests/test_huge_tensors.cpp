@@ -21,7 +21,7 @@ namespace {
 class HugeTensors : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (std::getenv("LPNORM_TEST_EMULATED") != nullptr) {
+        if (running_emulated()) {
             GTEST_SKIP() << "2^31-element inputs take hours under an emulator; run natively";
         }
     }

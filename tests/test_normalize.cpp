@@ -236,7 +236,7 @@ TEST_P(NormalizeDtype, ZeroGroupByTheRules) {
 // software on AArch64, took two minutes per dtype on the native shapes.
 TEST_P(NormalizeDtype, LargeShapes) {
     const DType d = GetParam();
-    const bool emulated = std::getenv("LPNORM_TEST_EMULATED") != nullptr;
+    const bool emulated = running_emulated();
     const std::vector<Case> large =
         emulated ? std::vector<Case>{{{40, 1000}, {-1}, "normalize_inner"},
                                      {{2, 64, 20, 20}, {1}, "normalize_middle"},

@@ -123,7 +123,7 @@ TEST_P(ReduceBackwardSweep, LargeShapes) {
     const auto [isa, dtype] = GetParam();
     std::string why;
     if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
-    const bool emulated = std::getenv("LPNORM_TEST_EMULATED") != nullptr;
+    const bool emulated = running_emulated();
     const int64_t n = emulated ? 24 : 96;
     uint64_t seed = 5;
     for (const Case &c : {Case{{n, 1000}, {1}, "reduce_backward_inner"},

@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -226,6 +227,15 @@ Array run_reduce(const Tensor &input, const ReduceParams &params, Status *status
                << describe(input, params) << " pattern=" << pattern_name(testing::last_pattern())
                << ": " << bad << " of " << n << " outputs wrong" << msg.str();
     return ::testing::AssertionSuccess();
+}
+
+bool running_emulated() {
+    static const bool emulated = std::getenv("LPNORM_TEST_EMULATED") != nullptr;
+    return emulated;
+}
+
+bool skipped_under_emulation(size_t case_index, size_t share, size_t offset) {
+    return running_emulated() && share > 1 && (case_index + offset) % share != 0;
 }
 
 const std::vector<Isa> &all_isas() {

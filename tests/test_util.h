@@ -89,6 +89,14 @@ ReduceParams params(std::vector<int64_t> axes, double p, bool keep_dims = false,
 // Every ISA of every architecture; a test forcing one that this machine cannot run skips it.
 const std::vector<Isa> &all_isas();
 
+// Whether the suite runs under an emulator: a cross build's ctest sets LPNORM_TEST_EMULATED
+// (the ARM64 suite under qemu-aarch64, 20 to 70 times slower than native).
+bool running_emulated();
+// Under an emulator the heaviest sweeps run one case in `share`: those whose index plus
+// `offset` is a multiple of it (an offset from the variant spreads the variants over different
+// cases). Natively: never skipped.
+bool skipped_under_emulation(size_t case_index, size_t share, size_t offset = 0);
+
 // Forces `isa` (callers restore Isa::auto_detect afterwards); false, with `why` set, when this
 // CPU cannot run it or the build lacks it; any other failure is an EXPECT failure.
 bool force_isa(Isa isa, std::string *why);
