@@ -6,7 +6,6 @@
 #include <sys/mman.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 
 #include "reference/reduce_reference.h"

@@ -2,7 +2,6 @@
 // x pattern x p-class x eps mode on ragged sizes, values at the ends of each dtype's range,
 // NaN/inf/zero groups, strided views, large shapes on the thread pool, and the C ABI.
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <tuple>

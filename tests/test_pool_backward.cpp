@@ -3,7 +3,6 @@
 // modes and overhang rules, zeros and windows whose output is 0, powers beyond the range,
 // subnormal outputs, strided views, finite differences of lpnorm::pool in float64, and the C ABI.
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <tuple>
 
