@@ -191,16 +191,19 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     s.sums.resize(spatial);
     s.taps.resize(spatial);
     Func previous = s.term;
-    if (spatial >= 2 && !is_const_zero(recompute_cheap_terms)) {
-        // The term's values for these kinds (guarded_power leaves them unguarded).
-        Expr cheap = strict_float(fixed_kind_power(magnitude(x), p_kind));
-        Func term_or_recomputed("term_or_recomputed");
-        Expr recompute = recompute_cheap_terms && !s.signed_pow;
-        term_or_recomputed(args) = select(recompute && p_kind <= abi::kPool4, cheap, s.term(args));
-        previous = term_or_recomputed;
+    const bool recomputes = !is_const_zero(recompute_cheap_terms);
+    Expr recompute = recompute_cheap_terms && !s.signed_pow;
+    if (recomputes) {
         for (int k = abi::kPool1; k <= abi::kPool4; k++) {
             s.recomputed_kind_conditions.push_back(recompute && p_kind == k);
         }
+    }
+    if (spatial >= 2 && recomputes) {
+        // The term's values for these kinds (guarded_power leaves them unguarded).
+        Expr cheap = strict_float(fixed_kind_power(magnitude(x), p_kind));
+        Func term_or_recomputed("term_or_recomputed");
+        term_or_recomputed(args) = select(recompute && p_kind <= abi::kPool4, cheap, s.term(args));
+        previous = term_or_recomputed;
     }
     if (spatial == 1) {
         RDom r(0, window.extent[0], "r_pad");
@@ -254,8 +257,31 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
         }
     }
 
-    // Rescaled overhang: K / n, n = the taps inside input + pads.
     Expr total = previous(args);
+    if (spatial == 1 && recomputes) {
+        // 1-D: the cheap kinds' window sums straight from the input, |x|^p at each tap (read
+        // through a select, likely inside the row, so that a loop over outputs is cut into
+        // border and interior parts), every tap of the kernel; `padded` and sums[0] are then
+        // not read.
+        std::vector<Expr> clamped = args;
+        clamped[0] = clamp(likely(s.vars[0]), 0, window.extent[0] - 1);
+        Expr inside = s.vars[0] >= 0 && s.vars[0] < window.extent[0];
+        Func cheap_term("cheap_term");
+        cheap_term(args) =
+            select(likely(inside),
+                   strict_float(fixed_kind_power(magnitude(cast(ct, input(clamped))), p_kind)),
+                   make_zero(ct));
+        RDom tap(0, window.kernel[0], "all_taps0");
+        std::vector<Expr> from = args;
+        from[0] = s.vars[0] * window.stride[0] - window.pad_begin[0] + tap * window.dilation[0];
+        s.recomputed_sum0 = Func("recomputed_sum0");
+        s.recomputed_sum0(args) = make_zero(ct);
+        s.recomputed_sum0(args) += cheap_term(from);
+        s.recomputed_taps0 = tap;
+        total = select(recompute && p_kind <= abi::kPool4, s.recomputed_sum0(args), total);
+    }
+
+    // Rescaled overhang: K / n, n = the taps inside input + pads.
     Expr kernel_size = make_one(ct), inside = make_one(ct);
     for (int d = 0; d < spatial; d++) {
         kernel_size *= cast(ct, window.kernel[d]);

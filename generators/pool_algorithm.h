@@ -29,6 +29,11 @@ struct PoolStages {
     // 3 or 4) under which the outermost window sum takes |x|^p from the input at each tap
     // instead of reading `term`, which is then not read at all; empty otherwise.
     std::vector<Halide::Expr> recomputed_kind_conditions;
+    // 1-D, where recompute_cheap_terms may hold: under those conditions the window sum is
+    // this one, straight from the input over every tap (recomputed_taps0), and `padded` and
+    // sums[0] are not read. Undefined otherwise.
+    Halide::Func recomputed_sum0;
+    Halide::RDom recomputed_taps0;
     // sums[d]: the window sum along spatial dim d of sums[d + 1] (of the term for the
     // outermost); sums[0] is the last, along the innermost dim.
     std::vector<Halide::Func> sums;
@@ -59,9 +64,10 @@ Halide::Type pool_compute_type(const Halide::Type &input);
 // `signed_pow` != 0 raises x instead of |x|, `rescale` != 0 scales windows that overhang the
 // padded input by K / n. `float64_powers`: the root of float32 sums for integer p >= 5 is
 // refined in float64 (targets without float64, D3D12, pass false). Where
-// `recompute_cheap_terms` holds (2-D and 3-D; sched::pool_recompute_condition says where), the
-// outermost window sum computes the terms of p = 1 to 4 in the abs mode from the input, a few
-// products per tap, rather than reading them from `term` (see recomputed_kind_conditions).
+// `recompute_cheap_terms` holds (sched::pool_recompute_condition says where), the outermost
+// window sum computes the terms of p = 1 to 4 in the abs mode from the input, a few products
+// per tap, rather than reading them from `term` (see recomputed_kind_conditions); for 1-D
+// that sum is recomputed_sum0.
 PoolStages define_pool(const Halide::Func &input, int spatial, const PoolWindow &window,
                        Halide::Func output, const Halide::Type &output_type,
                        const Halide::Expr &p_kind, const Halide::Expr &p,

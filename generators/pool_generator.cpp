@@ -66,10 +66,11 @@ public:
         }
         Func in("in");
         in(_) = input(_);
-        stages_ = define_pool(in, spatial, window, output, output.type(), p_kind, p, signed_pow,
-                              rescale, float64_powers,
-                              sched::pool_recompute_condition(this->context(), channel_blocks,
-                                                              input.dim(0).stride()));
+        stages_ = define_pool(
+            in, spatial, window, output, output.type(), p_kind, p, signed_pow, rescale,
+            float64_powers,
+            sched::pool_recompute_condition(this->context(), channel_blocks, input.dim(0).stride(),
+                                            spatial, window, rescale));
         set_estimates();
     }
 

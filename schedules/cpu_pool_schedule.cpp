@@ -1,4 +1,4 @@
-// CPU schedule of the pooling generator.
+// CPU schedule of the 2-D and 3-D pooling kernels (1-D: cpu_pool_1d_schedule.cpp).
 //
 // Work is split into tasks: a group of whole channel planes (small planes are grouped, so that
 // a task's start and its buffers are paid once per group), or when there are few planes a
@@ -11,7 +11,7 @@
 //   - the sums along the outer dims add every tap (those outside the input read 0): for 3-D
 //     the sum along dim 2 a row at a time, its taps inside each vector; the sum along dim 1
 //     a vector at a time, its taps unrolled for kernels of 2 and 3 and summed in a register;
-//   - the last of them (or, for 1-D, a copy of the term) is `padded`, zero outside the row,
+//   - the last of them is `padded`, zero outside the row,
 //     so the sum along the innermost dim is one vector of outputs at a time, its taps added in
 //     registers from dense (stride 1) or deinterleaved (stride 2) loads with no condition;
 //   - the root follows in the same vector, and the block is stored.
@@ -47,6 +47,9 @@ int pool_lanes(const PoolStages &s, const Target &target, const PoolKnobs &knobs
 void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
                        const PoolKnobs &knobs) {
     const int spatial = static_cast<int>(s.sums.size());
+    if (spatial < 2) {
+        throw CompileError("schedule_pool_cpu: 2-D and 3-D kernels (1-D: schedule_pool_cpu_1d)");
+    }
     const int lanes = pool_lanes(s, target, knobs);
     Var s0 = s.vars[0], c = s.vars[spatial], n = s.vars[spatial + 1];
     Var plane("plane"), strip("strip"), row("row"), task("task"), xo("xo"), xi("xi");
@@ -64,10 +67,7 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
     Var unit;     // one plane, or one strip of a plane: the term slides inside it
     Var slide;    // the loop the term slides along (one step: new rows or planes of the term)
     Var out_row;  // the loop whose iteration computes the stages of a block of output rows
-    if (spatial == 1) {
-        task = unit = plane;
-        slide = out_row = plane;
-    } else {
+    {
         // Whole planes per task when there are enough planes for every core: a task then
         // slides once over its plane. Few planes (one image, few channels) are cut into
         // strips of rows so that both cores get work.
@@ -135,13 +135,6 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
         .vectorize(s0, lanes, TailStrategy::RoundUp);
     RVar px = s.padded_x, pxo("pxo"), pxi("pxi");
     fill.split(px, pxo, pxi, lanes, TailStrategy::GuardWithIf);
-    if (spatial == 1) {
-        // The term is computed inside the copy, once per input element.
-        fill.vectorize(pxi);
-        for_each_kind(fill, s,
-                      [&](Stage kind) { kind.specialize(b.input_stride0 == 1 && !s.signed_pow); });
-        return;
-    }
     // The taps of dim 1 inside each vector, unrolled for kernels of 2 and 3, so that a vector
     // is summed in a register and stored once; every tap is added (zero_outside), so the
     // unrolled taps carry no condition. Against the taps outside the row loop, a row of the

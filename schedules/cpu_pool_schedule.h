@@ -1,14 +1,19 @@
 #pragma once
 
+#include <type_traits>
+
 #include "pool_schedule.h"
 
 namespace lpnorm::sched {
 
 // The CPU schedules shared by the x86 families and ARM. Rows vectorised along the innermost
-// spatial dim (cpu_pool_schedule.cpp), or, for the 2-D kernels built with channel_blocks,
-// blocks of channels in the vector lanes (cpu_pool_channels_schedule.cpp).
+// spatial dim (2-D and 3-D: cpu_pool_schedule.cpp; 1-D: cpu_pool_1d_schedule.cpp), or, for
+// the 2-D kernels built with channel_blocks, blocks of channels in the vector lanes
+// (cpu_pool_channels_schedule.cpp).
 void schedule_pool_cpu(gen::PoolStages stages, const PoolBuffers &buffers,
                        const Halide::Target &target, const PoolKnobs &knobs);
+void schedule_pool_cpu_1d(gen::PoolStages stages, const PoolBuffers &buffers,
+                          const Halide::Target &target, const PoolKnobs &knobs);
 void schedule_pool_cpu_channels(gen::PoolStages stages, const PoolBuffers &buffers,
                                 const Halide::Target &target, const PoolKnobs &knobs);
 
@@ -16,12 +21,23 @@ void schedule_pool_cpu_channels(gen::PoolStages stages, const PoolBuffers &buffe
 // ARM64 (see cpu_pool_schedule.cpp), times the vector_multiple knob.
 int pool_lanes(const gen::PoolStages &stages, const Halide::Target &target, const PoolKnobs &knobs);
 
+// The 1-D windows whose sum the CPU schedule unrolls (for the cheap kinds on dense rows):
+// these strides, kernels of at most 4 taps. Each stride is a copy of the loop per kind;
+// stride 1 too made a kernel take 21 s to generate instead of 10 (AVX2 float32).
+inline constexpr int kUnrolledStrides1d[] = {2};
+inline constexpr int kMaxUnrolledKernel1d = 4;
+Halide::Expr unrolled_window_1d(const gen::PoolWindow &window);
+
 // Gives each p_kind its own copy of `stage` (the general kind calls pow; the others must not
-// pay for it) and applies `body` to each.
+// pay for it) and applies `body` to each: body(copy), or body(copy, p_kind).
 template <typename Body>
 void for_each_kind(Halide::Stage stage, const gen::PoolStages &s, Body body) {
-    for (const Halide::Expr &condition : s.kind_conditions) {
-        body(stage.specialize(condition));
+    for (size_t k = 0; k < s.kind_conditions.size(); k++) {
+        if constexpr (std::is_invocable_v<Body, Halide::Stage, int>) {
+            body(stage.specialize(s.kind_conditions[k]), static_cast<int>(k));
+        } else {
+            body(stage.specialize(s.kind_conditions[k]));
+        }
     }
     stage.specialize_fail("lpnorm: unknown p_kind");
 }

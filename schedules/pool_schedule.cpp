@@ -7,9 +7,13 @@
 namespace lpnorm::sched {
 
 Halide::Expr pool_recompute_condition(const Halide::GeneratorContext &context, bool channel_blocks,
-                                      const Halide::Expr &input_stride0) {
+                                      const Halide::Expr &input_stride0, int spatial,
+                                      const gen::PoolWindow &window, const Halide::Expr &rescale) {
     if (context.target().has_gpu_feature() || channel_blocks) {
         return Halide::Internal::const_false();
+    }
+    if (spatial == 1) {
+        return input_stride0 == 1 && rescale == 0 && unrolled_window_1d(window);
     }
     return input_stride0 == 1;
 }
@@ -22,6 +26,8 @@ void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
             throw Halide::CompileError("channel_blocks: CPU targets only");
         }
         schedule_pool_gpu(stages, buffers, target, knobs);
+    } else if (stages.sums.size() == 1) {
+        schedule_pool_cpu_1d(stages, buffers, target, knobs);
     } else if (buffers.channel_blocks) {
         schedule_pool_cpu_channels(stages, buffers, target, knobs);
     } else {

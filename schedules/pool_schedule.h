@@ -26,10 +26,12 @@ struct PoolBuffers {
 
 // Where define_pool should recompute the cheap kinds' terms in the outermost window sum (its
 // recompute_cheap_terms): on CPU targets (the context's), in the row kernels, for dense rows (a
-// gathered load per tap would cost more than the stored term it saves); false elsewhere.
-// schedules/cpu_pool_schedule.cpp says what it measured.
+// gathered load per tap would cost more than the stored term it saves), and for 1-D only
+// without rescaling and for the windows whose taps the schedule unrolls; false elsewhere.
+// schedules/cpu_pool_schedule.cpp and cpu_pool_1d_schedule.cpp say what they measured.
 Halide::Expr pool_recompute_condition(const Halide::GeneratorContext &context, bool channel_blocks,
-                                      const Halide::Expr &input_stride0);
+                                      const Halide::Expr &input_stride0, int spatial,
+                                      const gen::PoolWindow &window, const Halide::Expr &rescale);
 
 // Schedules `stages` for the target of the generator's `context`.
 void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,

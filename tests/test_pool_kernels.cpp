@@ -91,6 +91,10 @@ std::vector<Geometry> geometries(int spatial) {
         }
     }
     if (spatial == 1) {
+        // Stride 2 and up to 4 taps with pads and dilation: the unrolled 1-D sums' border
+        // vectors at both ends (schedules/cpu_pool_1d_schedule.cpp).
+        g.push_back({{19}, window({3}, {2}, {1, 1})});
+        g.push_back({{30}, window({4}, {2}, {3, 2}, {2})});
         g.push_back({{40}, window({3}, {3}, {2, 0}, {4})});
         g.push_back({{23}, window({5}, {2}, {}, {3}, false, AutoPad::same_upper)});
         g.push_back({{9}, window({2}, {3}, {1, 1}, {}, true)});
