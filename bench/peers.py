@@ -52,7 +52,7 @@ def bench_cases(bench, p, pattern):
     """Dicts with op "reduce" (shape, axes) or "pool" (shape, kernel, strides, pads as ONNX's
     [begin..., end...]), one per float32 lpnorm benchmark of order p."""
     listed = subprocess.run([str(bench), "--benchmark_list_tests",
-                             f"--benchmark_filter=^(reduce|pool|normalize)/f32/p{p}/.*/lpnorm"],
+                             f"--benchmark_filter=^(reduce|pool|normalize)/f32/p{p}/.*/lpnorm(/|$)"],
                             check=True, capture_output=True, text=True).stdout.split()
     cases = []
     for name in listed:
