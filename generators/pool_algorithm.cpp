@@ -107,12 +107,15 @@ Expr taps_inside_padded(const Expr &o, int d, const PoolWindow &w) {
 
 // `f` read along spatial dim d with 0 outside the input, so that a window sum along d adds
 // every tap of the kernel with no bound on its loop: a select per tap, whose condition is the
-// same for a whole row.
-Func zero_outside(const Func &f, int d, const std::vector<Var> &vars, const Expr &extent) {
+// same for a whole row of an outer dim. `likely_inside` (dim 0) marks the condition and the
+// clamp likely, so that a loop over the dim is cut into border and interior parts.
+Func zero_outside(const Func &f, int d, const std::vector<Var> &vars, const Expr &extent,
+                  bool likely_inside = false) {
     std::vector<Expr> args(vars.begin(), vars.end()), clamped = args;
-    clamped[d] = clamp(args[d], 0, extent - 1);
+    Expr inside = args[d] >= 0 && args[d] < extent;
+    clamped[d] = clamp(likely_inside ? likely(args[d]) : args[d], 0, extent - 1);
     Func z("zero_outside" + std::to_string(d));
-    z(args) = select(args[d] >= 0 && args[d] < extent, f(clamped), make_zero(f.type()));
+    z(args) = select(likely_inside ? likely(inside) : inside, f(clamped), make_zero(f.type()));
     return z;
 }
 
@@ -193,16 +196,17 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     Func previous = s.term;
     const bool recomputes = !is_const_zero(recompute_cheap_terms);
     Expr recompute = recompute_cheap_terms && !s.signed_pow;
+    Expr recomputed = recompute && p_kind <= abi::kPool4;
+    // The term's values for these kinds (guarded_power leaves them unguarded).
+    Expr cheap = strict_float(fixed_kind_power(magnitude(x), p_kind));
     if (recomputes) {
         for (int k = abi::kPool1; k <= abi::kPool4; k++) {
             s.recomputed_kind_conditions.push_back(recompute && p_kind == k);
         }
     }
     if (spatial >= 2 && recomputes) {
-        // The term's values for these kinds (guarded_power leaves them unguarded).
-        Expr cheap = strict_float(fixed_kind_power(magnitude(x), p_kind));
         Func term_or_recomputed("term_or_recomputed");
-        term_or_recomputed(args) = select(recompute && p_kind <= abi::kPool4, cheap, s.term(args));
+        term_or_recomputed(args) = select(recomputed, cheap, s.term(args));
         previous = term_or_recomputed;
     }
     if (spatial == 1) {
@@ -259,26 +263,20 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
 
     Expr total = previous(args);
     if (spatial == 1 && recomputes) {
-        // 1-D: the cheap kinds' window sums straight from the input, |x|^p at each tap (read
-        // through a select, likely inside the row, so that a loop over outputs is cut into
-        // border and interior parts), every tap of the kernel; `padded` and sums[0] are then
-        // not read.
-        std::vector<Expr> clamped = args;
-        clamped[0] = clamp(likely(s.vars[0]), 0, window.extent[0] - 1);
-        Expr inside = s.vars[0] >= 0 && s.vars[0] < window.extent[0];
-        Func cheap_term("cheap_term");
-        cheap_term(args) =
-            select(likely(inside),
-                   strict_float(fixed_kind_power(magnitude(cast(ct, input(clamped))), p_kind)),
-                   make_zero(ct));
+        // 1-D: the cheap kinds' window sums straight from the input, |x|^p at each tap (0
+        // outside the row, likely inside it), every tap of the kernel; `padded` and sums[0]
+        // are then not read.
         RDom tap(0, window.kernel[0], "all_taps0");
         std::vector<Expr> from = args;
         from[0] = s.vars[0] * window.stride[0] - window.pad_begin[0] + tap * window.dilation[0];
         s.recomputed_sum0 = Func("recomputed_sum0");
+        Func cheap_term("cheap_term");
+        cheap_term(args) = cheap;
         s.recomputed_sum0(args) = make_zero(ct);
-        s.recomputed_sum0(args) += cheap_term(from);
+        s.recomputed_sum0(args) +=
+            zero_outside(cheap_term, 0, s.vars, window.extent[0], true)(from);
         s.recomputed_taps0 = tap;
-        total = select(recompute && p_kind <= abi::kPool4, s.recomputed_sum0(args), total);
+        total = select(recomputed, s.recomputed_sum0(args), total);
     }
 
     // Rescaled overhang: K / n, n = the taps inside input + pads.

@@ -61,46 +61,39 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
     Expr parallel = outputs >= knobs.parallel_min_elements;
 
     // The loops of `out`: s0 (vectorised), the inner spatial dims, then the task: one or
-    // several planes, or for 2-D and 3-D a strip of rows of the outermost dim.
+    // several planes, or a strip of rows of the outermost dim.
     Func out = s.out;
     out.fuse(c, n, plane);
-    Var unit;     // one plane, or one strip of a plane: the term slides inside it
-    Var slide;    // the loop the term slides along (one step: new rows or planes of the term)
-    Var out_row;  // the loop whose iteration computes the stages of a block of output rows
-    {
-        // Whole planes per task when there are enough planes for every core: a task then
-        // slides once over its plane. Few planes (one image, few channels) are cut into
-        // strips of rows so that both cores get work.
-        Var outer = s.vars[spatial - 1];
-        Expr planes = b.output_extent[spatial] * b.output_extent[spatial + 1];
-        Expr whole = planes >= knobs.min_planes;
-        Expr rows = select(whole, b.output_extent[spatial - 1], knobs.strip_rows);
-        Var tile("tile"), unit_in_task("unit_in_task");
-        out.split(outer, strip, row, max(rows, 1), TailStrategy::GuardWithIf)
-            .fuse(strip, plane, tile);
-        // Small whole planes are grouped: a task then starts (and allocates its rows) once
-        // per group. [1,512,14,14] 3x3 s1 took 0.145 ms with a task per plane.
-        Expr plane_outputs = 1;
-        for (int d = 0; d < spatial; d++) {
-            plane_outputs *= b.output_extent[d];
-        }
-        Expr group = select(
-            whole,
-            clamp(knobs.task_elements / max(plane_outputs, 1), 1, max(planes / knobs.min_tasks, 1)),
-            1);
-        out.split(tile, task, unit_in_task, group, TailStrategy::GuardWithIf);
-        unit = unit_in_task;
-        slide = row;
-        out_row = spatial == 2 ? row : s.vars[1];
-        if (spatial == 2) {
-            // Blocks of rows: every stage below runs once per block, over its rows. One row
-            // at a time, [8,256,28,28] 3x3 s1 spent about 150 cycles a row outside the
-            // vector loops (1.39 ms).
-            Var block("block"), row_in_block("row_in_block");
-            Expr block_rows = max(knobs.block_elements / max(b.output_extent[0], 1), 1);
-            out.split(row, block, row_in_block, block_rows, TailStrategy::GuardWithIf);
-            slide = out_row = block;
-        }
+    // Whole planes per task when there are enough planes for every core: a task then
+    // slides once over its plane. Few planes (one image, few channels) are cut into
+    // strips of rows so that both cores get work.
+    Var outer = s.vars[spatial - 1];
+    Expr planes = b.output_extent[spatial] * b.output_extent[spatial + 1];
+    Expr whole = planes >= knobs.min_planes;
+    Expr rows = select(whole, b.output_extent[spatial - 1], knobs.strip_rows);
+    Var tile("tile"), unit_in_task("unit_in_task");
+    out.split(outer, strip, row, max(rows, 1), TailStrategy::GuardWithIf).fuse(strip, plane, tile);
+    // Small whole planes are grouped: a task then starts (and allocates its rows) once
+    // per group. [1,512,14,14] 3x3 s1 took 0.145 ms with a task per plane.
+    Expr plane_outputs = 1;
+    for (int d = 0; d < spatial; d++) {
+        plane_outputs *= b.output_extent[d];
+    }
+    Expr group = select(
+        whole,
+        clamp(knobs.task_elements / max(plane_outputs, 1), 1, max(planes / knobs.min_tasks, 1)), 1);
+    out.split(tile, task, unit_in_task, group, TailStrategy::GuardWithIf);
+    Var unit = unit_in_task;  // one plane, or one strip of a plane: the term slides inside it
+    Var slide = row;  // the loop the term slides along (one step: new rows or planes of the term)
+    Var out_row = spatial == 2 ? row : s.vars[1];  // its iteration computes a block of output rows
+    if (spatial == 2) {
+        // Blocks of rows: every stage below runs once per block, over its rows. One row
+        // at a time, [8,256,28,28] 3x3 s1 spent about 150 cycles a row outside the
+        // vector loops (1.39 ms).
+        Var block("block"), row_in_block("row_in_block");
+        Expr block_rows = max(knobs.block_elements / max(b.output_extent[0], 1), 1);
+        out.split(row, block, row_in_block, block_rows, TailStrategy::GuardWithIf);
+        slide = out_row = block;
     }
     // Specialisations of `out` copy everything computed inside it, so only the thread pool
     // choice is made there; the p_kind copies are made per block of rows, in `norm`.
