@@ -59,15 +59,19 @@ Expr sign_bit_set(const Expr &x) {
 // Over 3e6 (float32) and 1e6 (float64) values spanning every exponent the error is at most
 // 0.95 ulp, and cubes of integers come out exact, so integer truncation is exact on them.
 // Subnormal sums are scaled by 2^(3k) first, and sums within 2^(3k) of the largest finite
-// value by 2^(-3k), so that neither r^3 nor c^3 over- or underflows.
+// value by 2^(-3k), so that neither r^3 nor c^3 over- or underflows (no step raises the
+// overflow or underflow flag: RangeWatch, runtime/thread_pool.h).
 Expr cube_root(const Expr &s) {
     const Type t = s.type();
     const bool f64 = t.bits() == 64;
     const int k = f64 ? 18 : 8;  // 2^54 and 2^24 lift every subnormal into the normal range
     Expr small = s < make_const(t, f64 ? 2.2250738585072014e-308 : 1.17549435e-38);
     Expr large = s > make_const(t, std::ldexp(1.0, (f64 ? 1024 : 128) - 3 * k));
-    Expr scaled = s * select(small, make_const(t, std::ldexp(1.0, 3 * k)), large,
-                             make_const(t, std::ldexp(1.0, -3 * k)), make_const(t, 1.0));
+    // s = 0 runs the steps on 1 (its result is replaced below): from the estimate for 0, r^3
+    // overflows, which would raise the overflow flag the pooling runtime watches.
+    Expr scaled = select(s == make_zero(t), make_const(t, 1.0),
+                         s * select(small, make_const(t, std::ldexp(1.0, 3 * k)), large,
+                                    make_const(t, std::ldexp(1.0, -3 * k)), make_const(t, 1.0)));
     // The bits of a finite s >= 0 (its high word for float64) fit an int32 and a float.
     Expr bits = f64 ? cast<int>(reinterpret(UInt(64), scaled) >> 32) : reinterpret(Int(32), scaled);
     Expr third_of_bits = cast<int>(cast(t, bits) * make_const(t, 1.0 / 3.0));
@@ -93,7 +97,10 @@ Expr integer_power(const Expr &m, const Expr &p) {
     Expr result = make_one(m.type()), square = m;
     for (int bit = 0; (1 << bit) <= abi::kMaxChainPower; bit++) {
         result = select(((n >> bit) & 1) == 1, result * square, result);
-        square = square * square;
+        // Squares past n's top bit are of 1: m^64 of an ordinary m over- or underflows where
+        // m^n does not, raising the flags the pooling runtime watches (RangeWatch).
+        Expr base = select((n >> (bit + 1)) != 0, square, make_one(m.type()));
+        square = base * base;
     }
     return result;
 }

@@ -24,6 +24,7 @@ Halide::Expr quiet_nan(const Halide::Type &t);
 
 // m^n for an integer n = cast<int>(p) in [1, kMaxChainPower] by binary powering: at most
 // 2 log2(n) products, relative error at most (1+u)^(n-1) - 1, where pow's error grows with n.
+// No product over- or underflows unless m^n does.
 Halide::Expr integer_power(const Halide::Expr &m, const Halide::Expr &p);
 
 // Cube root of a finite s >= 0 in vector arithmetic.
