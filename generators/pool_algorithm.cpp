@@ -74,7 +74,7 @@ Expr guarded_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root, 
 // v^e for e = p (the term) or 1/p (the root), v of any sign, as IEEE pow and so PyTorch's
 // lp_pool formula give it (lpnorm.h, the signed mode): a negative base keeps its sign for an
 // odd integer e and loses it for an even one; for any other e it gives NaN, except -inf,
-// whose power is +inf.
+// whose power is +inf, unless e = 0.5 (PyTorch's pow takes the square root).
 Expr signed_power(const Expr &v, const Expr &p_kind, const Expr &p, bool root, bool wide) {
     Type t = v.type();
     Expr power = guarded_power(magnitude(v), p_kind, p, root, wide);
@@ -94,8 +94,10 @@ Expr signed_power(const Expr &v, const Expr &p_kind, const Expr &p, bool root, b
         integer = select(general, general_integer, odd_kind || even_kind);
     }
     Expr negative = sign_bit_set(v) && v != make_zero(t);
-    Expr neg_power =
-        select(odd, -power, integer || magnitude_bits(v) == inf_bits(t), power, quiet_nan(t));
+    // PyTorch raises to 0.5 by sqrt, which gives NaN for -inf too (pow gives +inf).
+    Expr by_sqrt = root ? Internal::const_false() : e == make_const(t, 0.5);
+    Expr neg_power = select(odd, -power, integer || (magnitude_bits(v) == inf_bits(t) && !by_sqrt),
+                            power, quiet_nan(t));
     return select(negative, neg_power, power);
 }
 

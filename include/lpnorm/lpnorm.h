@@ -104,7 +104,8 @@ enum class PoolMode : int {
     signed_pow = 1,  // x^p without |.| (PyTorch lp_pool), then the sum's 1/p-th power, each as
                      // IEEE pow: a negative base keeps its sign for an odd integer exponent,
                      // loses it for an even one and gives NaN for any other, -inf giving +inf
-                     // (so a negative window sum gives NaN unless 1/p is an integer)
+                     // (so a negative window sum gives NaN unless 1/p is an integer); the
+                     // term of p = 0.5 is PyTorch's sqrt, NaN for -inf too
 };
 
 // Windows that run past the input under ceil_mode (or over padding).

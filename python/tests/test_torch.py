@@ -180,6 +180,20 @@ def test_lp_pool_float32_and_signed_semantics():
         torch.testing.assert_close(ya.nan_to_num(), yb.nan_to_num(), rtol=8 * 2**-23, atol=1e-6)
 
 
+def test_lp_pool_signed_specials_match_torch():
+    # IEEE pow in PyTorch's formula: infinities, NaN, signed zeros and negative bases, each
+    # window a pair; p = 0.5 is PyTorch's sqrt (NaN for -inf, where pow gives +inf).
+    inf, nan = math.inf, math.nan
+    pairs = [(-inf, 1.0), (inf, -1.0), (-inf, -inf), (inf, -inf), (nan, 1.0), (0.0, 0.0),
+             (-0.0, -0.0), (-2.0, 1.0), (-1.0, -1.0), (-inf, 0.0), (2.0, 3.0)]
+    x = torch.tensor([[v for pair in pairs for v in pair]], dtype=torch.float64)
+    for p in (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 0.5):
+        ours = lt.lp_pool1d(x, p, 2, 2)
+        theirs = torch.nn.functional.lp_pool1d(x, p, 2, 2)
+        torch.testing.assert_close(ours, theirs, rtol=1e-13, atol=0, equal_nan=True,
+                                   msg=lambda m, p=p: f"p = {p}: {m}")
+
+
 def test_lp_pool_gradcheck():
     x = (randn(1, 2, 5, 6, dtype=torch.float64, seed=7).abs() + 0.2).requires_grad_()
     assert torch.autograd.gradcheck(lambda t: lt.lp_pool2d(t, 3.0, 2, (2, 1), True), (x,))

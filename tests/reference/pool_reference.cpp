@@ -188,9 +188,11 @@ ld negative_pow(ld b, ld e) {
     return std::fmod(e, 2) == 1 ? -magnitude : magnitude;
 }
 
-// x^p (signed_pow) or |x|^p (abs), as IEEE pow.
+// x^p (signed_pow) or |x|^p (abs), as IEEE pow; PyTorch's pow takes x^0.5 as sqrt(x), NaN
+// for every x < 0, -inf included.
 ld term(ld x, ld p, PoolMode mode) {
     const ld b = mode == PoolMode::abs ? std::fabs(x) : x;
+    if (b < 0 && p == 0.5L) return kNaN;
     if (b < 0 && p != std::floor(p)) return negative_pow(b, p);
     return power(b, p);
 }
