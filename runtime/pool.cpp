@@ -16,6 +16,7 @@
 #include "registry.h"
 #include "settings.h"
 #include "split_pool.h"
+#include "thread_pool.h"
 #include "validate.h"
 
 namespace lpnorm {
@@ -123,6 +124,7 @@ Status pool_output_shape(const std::vector<int64_t> &input_shape, const PoolPara
 }
 
 Status pool(const Tensor &input, const Tensor &output, const PoolParams &params) {
+    rt::begin_pool_range_check();
     Status s = rt::validate_tensor(input, "input");
     if (!s.ok()) return s;
     s = rt::validate_tensor(output, "output");
@@ -194,8 +196,17 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
         if (call.kernel != nullptr) return pool_in_float64(in, output, call, params);
         call.kernel = kernel;  // a build without float64 kernels: the narrow sums
     }
-    s = rt::run_pool(in, output, call);
-    if (s.ok() && output.memory == Memory::host) {
+    // float32 sums of products: the FP flags tell whether any power or sum left float32's range
+    // (ordinary data raises none); only then is the output scanned.
+    const bool host = output.memory == Memory::host;
+    const bool watched = host && !gpu && rt::pool_range_watched(input.dtype, call.p_kind);
+    bool out_of_range = !watched;
+    {
+        rt::RangeWatch watch(watched);
+        s = rt::run_pool(in, output, call);
+        out_of_range = out_of_range || watch.raised();
+    }
+    if (s.ok() && host && out_of_range) {
         rt::repair_pool_range(in, output, params, axes, rt::pool_accumulator(input.dtype));
     }
     return s;

@@ -16,6 +16,7 @@ namespace lpnorm::rt {
 namespace {
 
 std::atomic<bool> g_range_checks{true};
+thread_local bool t_pool_scanned = false;
 
 // log2 of the largest finite and of the smallest non-zero |x| of a dtype.
 struct Exponents {
@@ -283,6 +284,10 @@ DType pool_accumulator(DType input) {
     return input == DType::float64 ? DType::float64 : DType::float32;
 }
 
+bool pool_range_watched(DType input, int p_kind) {
+    return g_range_checks && input == DType::float32 && p_kind != abi::kPoolP;
+}
+
 void repair_reduction_range(const Tensor &input, void *output, const ReduceCall &call) {
     if (call.reducer != Reducer::sum || call.p_kind == abi::kCount || !g_range_checks) return;
     int kept_rank = 0, reduced_rank = 0;
@@ -320,16 +325,17 @@ void repair_reduction_range(const Tensor &input, void *output, const ReduceCall 
     });
 }
 
+void begin_pool_range_check() { t_pool_scanned = false; }
+
 void repair_pool_range(const Tensor &input, const Tensor &output, const PoolParams &params,
                        const std::vector<PoolAxis> &axes, DType acc) {
-    // float32 summed in float32 is not checked: the check is a pass over the output, which
-    // costs 9-23% of the bench's float32 pooling times (docs/semantics.md).
-    if (!g_range_checks || (input.dtype == DType::float32 && acc == DType::float32)) return;
+    if (!g_range_checks) return;
     const int spatial = int(axes.size());
     int64_t window = 1;
     for (const PoolAxis &a : axes) window *= a.kernel;
     const SumRange range = sum_range(input.dtype, acc, params.p, window);
     if (!range.needs_scan()) return;
+    t_pool_scanned = true;
     const bool signed_mode = params.mode == PoolMode::signed_pow;
     const bool rescale = params.overhang == Overhang::rescale;
     auto *out = static_cast<unsigned char *>(output.data);
@@ -379,5 +385,7 @@ void repair_pool_range(const Tensor &input, const Tensor &output, const PoolPara
 namespace lpnorm::testing {
 
 void set_range_checks(bool on) { rt::g_range_checks = on; }
+
+bool last_pool_scanned() { return rt::t_pool_scanned; }
 
 }  // namespace lpnorm::testing

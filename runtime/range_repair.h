@@ -6,8 +6,10 @@
 // its terms scaled by their largest |x|, in long double with compensated sums. Calls whose
 // powers cannot leave the range (float32 reductions with p <= 6, float16 with p <= 5, p = 1, 0
 // and +-inf) skip the scan; the others pay one pass over the output plus the recomputed
-// outputs, which the common data never has. float32 pooling summed in float32 is not checked:
-// that pass over its output costs 9-23% of the kernel's time (docs/semantics.md).
+// outputs, which the common data never has. float32 pooling, whose scan would cost 9-23% of
+// the kernel's time (docs/semantics.md), scans only when the kernel call raised the overflow
+// or underflow flag (RangeWatch, thread_pool.h) for the p whose powers are products (1 to 4
+// and integer p), and always for the others (pow, which raises no flag).
 #pragma once
 
 #include <cstdint>
@@ -34,11 +36,19 @@ SumRange power_sum_range(DType input, DType acc, double p, int64_t terms);
 // The accumulator the pooling kernels of `input` sum in.
 DType pool_accumulator(DType input);
 
+// Whether a host pooling call of `input` with p kind `p_kind` learns from the FP flags
+// (RangeWatch) whether its output needs the scan: float32 sums of products.
+bool pool_range_watched(DType input, int p_kind);
+
 // Recomputes the outputs of a finished reduction that SumRange flags. `input` is on the host;
 // the output is dense over the kept axes (`out_strides` from dense_kept_strides).
 void repair_reduction_range(const Tensor &input, void *output, const ReduceCall &call);
 
-// The same for a finished pooling (host input, dense output) whose kernel summed in `acc`.
+// Marks the start of a pool() call on this thread (testing::last_pool_scanned).
+void begin_pool_range_check();
+
+// The same for a finished pooling (host input, dense output) whose kernel summed in `acc`;
+// for a watched call (pool_range_watched), call it only where the watch was raised.
 void repair_pool_range(const Tensor &input, const Tensor &output, const PoolParams &params,
                        const std::vector<PoolAxis> &axes, DType acc);
 

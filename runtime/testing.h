@@ -36,4 +36,8 @@ const char *last_kernel();
 // every thread: benchmarks time the kernels alone beside the full call with it.
 void set_range_checks(bool on);
 
+// Whether the last pool() on this thread scanned its output for range errors (float32 calls
+// only after a watched kernel raised the overflow or underflow flag).
+bool last_pool_scanned();
+
 }  // namespace lpnorm::testing

@@ -1,6 +1,7 @@
 #include "thread_pool.h"
 
 #include <atomic>
+#include <cfenv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -291,10 +292,57 @@ void run_external_task(void *context, int index) {
     }
 }
 
+constexpr int kWatchedFlags = FE_OVERFLOW | FE_UNDERFLOW;
+
+thread_local RangeWatch *t_range_watch = nullptr;
+
+// A loop started under a RangeWatch: each task runs with its thread's flags cleared, and what
+// it raises goes to the watch (the thread's flags are put back after).
+struct WatchedLoop {
+    halide_task_t task;
+    uint8_t *closure;
+    RangeWatch *watch;
+};
+
+int run_watched_task(void *user_context, int index, uint8_t *closure) {
+    const auto *loop = reinterpret_cast<const WatchedLoop *>(closure);
+    std::fexcept_t before;
+    std::fegetexceptflag(&before, kWatchedFlags);
+    std::feclearexcept(kWatchedFlags);
+    const int code = loop->task(user_context, index, loop->closure);
+    loop->watch->note(std::fetestexcept(kWatchedFlags));
+    std::fesetexceptflag(&before, kWatchedFlags);
+    return code;
+}
+
 }  // namespace
+
+RangeWatch::RangeWatch(bool active) : active_(active) {
+    if (!active_) return;
+    std::fegetexceptflag(&saved_, kWatchedFlags);
+    std::feclearexcept(kWatchedFlags);
+    previous_ = t_range_watch;
+    t_range_watch = this;
+}
+
+RangeWatch::~RangeWatch() {
+    if (!active_) return;
+    t_range_watch = previous_;
+    std::fesetexceptflag(&saved_, kWatchedFlags);
+}
+
+bool RangeWatch::raised() const {
+    return active_ &&
+           (tasks_raised_.load(std::memory_order_relaxed) || std::fetestexcept(kWatchedFlags) != 0);
+}
 
 int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
     if (size <= 0) return 0;
+    WatchedLoop watched{task, closure, t_range_watch};
+    if (watched.watch != nullptr) {
+        task = run_watched_task;
+        closure = reinterpret_cast<uint8_t *>(&watched);
+    }
     if (size == 1) return task(user_context, min, closure);
     if (const External *external = g_external.load(std::memory_order_acquire)) {
         ExternalLoop loop{user_context, task, min, closure};

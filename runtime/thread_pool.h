@@ -4,9 +4,40 @@
 // own pool wakes its workers through a mutex and a condition variable every time.
 #pragma once
 
+#include <atomic>
+#include <cfenv>
+
 #include "HalideRuntime.h"
 
 namespace lpnorm::rt {
+
+// The floating-point overflow and underflow flags (FE_OVERFLOW, FE_UNDERFLOW) raised by kernel
+// calls, collected from every thread that runs their tasks. While an active watch lives on a
+// thread, the parallel loops that thread starts (pool_do_par_for, the engine's loop or Halide's
+// own pool alike) run each task with the flags of its thread cleared first and read after, and
+// the watch notes what they raised; the thread's own flags before the watch are restored when
+// it ends. The pooling runtime uses it to learn, at no cost to the kernels, whether a float32
+// power or sum left float32's range (runtime/range_repair.h).
+class RangeWatch {
+public:
+    explicit RangeWatch(bool active);
+    ~RangeWatch();
+    RangeWatch(const RangeWatch &) = delete;
+    RangeWatch &operator=(const RangeWatch &) = delete;
+
+    // Whether a watched call's arithmetic overflowed, or rounded a result below the normal
+    // range (tiny and inexact), on any thread.
+    bool raised() const;
+    void note(int flags) {
+        if (flags != 0) tasks_raised_.store(true, std::memory_order_relaxed);
+    }
+
+private:
+    bool active_;
+    std::fexcept_t saved_{};
+    RangeWatch *previous_ = nullptr;
+    std::atomic<bool> tasks_raised_{false};
+};
 
 // halide_do_par_for's contract: runs task(user_context, i, closure) for i in [min, min + size)
 // and returns 0, or the non-zero code of one failing task. The calling thread runs tasks too.

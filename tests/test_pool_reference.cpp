@@ -569,7 +569,8 @@ TEST(PoolReference, ToleranceSpecialValues) {
 TEST(PoolReference, ToleranceOverflowAndUnderflow) {
     // 1e30^2 overflows a float32 accumulator. lpnorm repairs such outputs for float64, float16
     // and bfloat16 inputs (and signed odd p, summed in float64): only the true value is
-    // correct there. float32 sums in float32 are not repaired yet: inf is allowed besides it.
+    // correct there. float32 sums in float32 are repaired on the CPU only, and the reference
+    // also judges the GPU backends: inf is allowed besides it.
     PoolParams p = pool_params({2}, 2);
     const Array big = make_from(DType::float32, {1, 1, 2}, {1e30L, 1e30L});
     ref::Value v = single(big, p);

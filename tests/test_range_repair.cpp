@@ -5,13 +5,18 @@
 // (whose range holds every power below), and the results must round them as a single rounding
 // would, within one ulp of the output dtype.
 #include <algorithm>
+#include <cfenv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "lpnorm/lpnorm.h"
 #include "reference/reduce_reference.h"
 #include "test_util.h"
+#include "testing.h"
 
 namespace lpnorm::test {
 namespace {
@@ -139,8 +144,8 @@ ld pool_one(DType d, const std::vector<ld> &values, double p, PoolMode mode = Po
     return y.at(0);
 }
 
-// float32 pooling sums in float32 and is not repaired yet (docs/semantics.md); bfloat16,
-// which sums in float32 too, and float64 are.
+// bfloat16 pooling sums in float32 too, float64 in float64: their outputs are scanned
+// wherever sum_range allows an error (float32: see PoolingFloat32 below).
 TEST(RangeRepair, PoolingBfloat16AndFloat64) {
     for (double p : {2.0, 3.0, 4.0, 2.5}) {
         for (const std::vector<ld> &w : std::vector<std::vector<ld>>{
@@ -177,6 +182,184 @@ TEST(RangeRepair, PoolingBfloat16AndFloat64) {
                               "3x3 pad 1 out[" + std::to_string(oy * 3 + ox) + "]");
         }
     }
+}
+
+// Pools `x` (float32, host) and compares every output with the exact norm of its window,
+// within the contract's bound (docs/semantics.md): 8 ulps, for a general p (pow) 8 + 2L
+// max(1, 1/p) with L the largest |ln| of a tap or the result. Repaired outputs are within one.
+void check_float32_pool(const Array &x, const PoolParams &params, const std::string &what) {
+    std::vector<int64_t> shape(x.t.shape, x.t.shape + x.t.rank), out_shape;
+    std::vector<PoolAxis> axes;
+    ASSERT_TRUE(pool_output_shape(shape, params, &out_shape).ok());
+    ASSERT_TRUE(pool_geometry(shape, params, &axes).ok());
+    Array y = make_array(DType::float32, out_shape);
+    const Status s = pool(x.t, y.t, params);
+    ASSERT_TRUE(s.ok()) << s.message();
+    int bad = 0;
+    for (int64_t j = 0; j < y.storage_elements && bad < 3; j++) {
+        std::vector<int64_t> o(out_shape.size());
+        int64_t rest = j;
+        for (size_t a = out_shape.size(); a-- > 0;) {
+            o[a] = rest % out_shape[a];
+            rest /= out_shape[a];
+        }
+        std::vector<ld> taps;
+        std::vector<int64_t> t(axes.size(), 0);
+        for (;;) {
+            std::vector<int64_t> at = {o[0], o[1]};
+            bool inside = true;
+            for (size_t d = 0; d < axes.size(); d++) {
+                const int64_t i = o[d + 2] * axes[d].stride - axes[d].pad_begin + t[d];
+                inside = inside && i >= 0 && i < axes[d].input;
+                at.push_back(i);
+            }
+            if (inside) taps.push_back(x.get(at));
+            size_t d = axes.size();
+            while (d-- > 0 && ++t[d] == axes[d].kernel) t[d] = 0;
+            if (d == size_t(-1)) break;
+        }
+        const ld want = exact_norm(taps, params.p), got = y.at(j);
+        ld ulps = 8;
+        if (params.p != 1 && params.p != 2 && params.p != 3 && params.p != 4) {
+            ld log_range = want > 0 ? std::fabs(std::log(want)) : 0;
+            for (ld v : taps) {
+                if (v != 0) log_range = std::max(log_range, std::fabs(std::log(std::fabs(v))));
+            }
+            ulps += 2 * log_range * std::max<ld>(1, 1 / params.p);
+        }
+        const ld tolerance = want == 0 ? 0 : ulps * ulp(DType::float32, want);
+        if (!(std::fabs(got - want) <= tolerance)) {
+            ADD_FAILURE() << what << ": out[" << j << "] = " << double(got) << ", exact "
+                          << double(want);
+            bad++;
+        }
+    }
+}
+
+// Fills `x` with values of `scale` times [0.5, 2) of both signs, a fifth of them 0.
+void fill_scaled(Array *x, ld scale, uint64_t seed) {
+    for (int64_t i = 0; i < x->storage_elements; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        const ld u = ld(seed >> 11) / ld(uint64_t(1) << 53);
+        const ld v = (0.5L + 1.5L * u) * scale * ((seed >> 7) & 1 ? -1 : 1);
+        x->set_at(i, (seed >> 9) % 5 == 0 ? 0 : v);
+    }
+}
+
+struct PoolShape {
+    const char *layout;
+    std::vector<int64_t> shape, kernel, strides, pads;
+};
+
+const PoolShape kThreaded = {"2-D threaded", {4, 32, 56, 56}, {3, 3}, {2, 2}, {1, 1, 1, 1}};
+
+// One shape per float32 kernel layout: 1-D (unrolled stride 2 and the stored row), 2-D rows
+// and channel blocks, 3-D, and (natively: its reference takes minutes under emulation) a 2-D
+// shape large enough for every thread to take planes.
+std::vector<PoolShape> float32_layouts() {
+    std::vector<PoolShape> shapes = {{"1-D k4 s2", {2, 3, 40}, {4}, {2}, {}},
+                                     {"1-D k3 pad 1", {2, 3, 40}, {3}, {1}, {1, 1}},
+                                     {"2-D rows", {1, 2, 40, 40}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
+                                     {"2-D channel blocks", {2, 16, 14, 14}, {2, 2}, {2, 2}, {}},
+                                     {"3-D", {1, 2, 6, 7, 8}, {2, 2, 2}, {1, 1, 1}, {}}};
+    if (!running_emulated()) shapes.push_back(kThreaded);
+    return shapes;
+}
+
+PoolParams params_of(const PoolShape &c, double p) {
+    PoolParams params;
+    params.kernel = c.kernel;
+    params.strides = c.strides;
+    params.pads = c.pads;
+    params.p = p;
+    return params;
+}
+
+// float32 sums in float32: powers of 1e+-25 leave its range although the norms fit (inf, or
+// 0 and lost bits). The kernels' overflow and underflow flags send
+// such calls through the scan, on every layout and on worker threads; the repaired outputs
+// are the exact norms rounded once.
+TEST(RangeRepair, PoolingFloat32) {
+    for (const PoolShape &c : float32_layouts()) {
+        for (double p : {2.0, 3.0, 4.0, 7.0, 2.5}) {
+            for (ld scale : {1e25L, 1e-25L}) {
+                Array x = make_array(DType::float32, c.shape);
+                fill_scaled(&x, scale, 7);
+                if (c.layout == kThreaded.layout) {
+                    // Ordinary values except in the last image, which a worker thread takes.
+                    const int64_t image = x.storage_elements / c.shape[0];
+                    for (int64_t i = 0; i < x.storage_elements - image; i++) {
+                        x.set_at(i, x.at(i) / scale);
+                    }
+                }
+                check_float32_pool(x, params_of(c, p),
+                                   std::string(c.layout) + " p = " + std::to_string(p) + " scale " +
+                                       std::to_string(double(scale)));
+                EXPECT_TRUE(testing::last_pool_scanned()) << c.layout << " p = " << p;
+            }
+        }
+    }
+}
+
+// Ordinary values (with zeros and whole windows of zeros) raise neither flag: the kernels
+// compute no product that leaves the range where the result does not (the cube root of 0,
+// the unused squares of integer powers), and the output is not scanned.
+TEST(RangeRepair, PoolingFloat32OrdinaryDataIsNotScanned) {
+    for (const PoolShape &c : float32_layouts()) {
+        for (double p : {1.0, 2.0, 3.0, 4.0, 5.0, 7.0}) {
+            Array x = make_array(DType::float32, c.shape);
+            fill_scaled(&x, 1, 11);
+            for (int64_t i = 0; i < x.storage_elements / 3; i++) x.set_at(i, 0);
+            check_float32_pool(x, params_of(c, p),
+                               std::string(c.layout) + " p = " + std::to_string(p));
+            EXPECT_FALSE(testing::last_pool_scanned()) << c.layout << " p = " << p;
+        }
+    }
+}
+
+// The caller's own floating-point flags are left as they were: set ones stay set, clear ones
+// stay clear, whatever the kernels raised.
+TEST(RangeRepair, CallersFloatingPointFlagsAreKept) {
+    const PoolShape c = float32_layouts()[2];
+    Array x = make_array(DType::float32, c.shape);
+    fill_scaled(&x, 1e25L, 3);
+    Array y = make_array(DType::float32, {1, 2, 40, 40});
+    std::feclearexcept(FE_ALL_EXCEPT);
+    ASSERT_TRUE(pool(x.t, y.t, params_of(c, 2)).ok());
+    EXPECT_TRUE(testing::last_pool_scanned());
+    EXPECT_EQ(std::fetestexcept(FE_OVERFLOW | FE_UNDERFLOW), 0);
+    fill_scaled(&x, 1, 3);
+    std::feraiseexcept(FE_UNDERFLOW);
+    ASSERT_TRUE(pool(x.t, y.t, params_of(c, 2)).ok());
+    EXPECT_FALSE(testing::last_pool_scanned());
+    EXPECT_NE(std::fetestexcept(FE_UNDERFLOW), 0);
+    std::feclearexcept(FE_ALL_EXCEPT);
+}
+
+// An engine's parallel_for runs the tasks on its own threads: their flags reach the call too.
+void two_thread_parallel_for(void *, int count, void (*task)(void *, int), void *context) {
+    std::thread helper([&] {
+        for (int i = 1; i < count; i += 2) task(context, i);
+    });
+    for (int i = 0; i < count; i += 2) task(context, i);
+    helper.join();
+}
+
+TEST(RangeRepair, PoolingFloat32OnAnEnginesThreads) {
+    if (running_emulated()) GTEST_SKIP() << "the reference takes minutes under emulation";
+    const PoolShape &c = kThreaded;
+    Array x = make_array(DType::float32, c.shape);
+    fill_scaled(&x, 1, 5);
+    // One huge plane in the last image: a task of the helper thread or of the caller.
+    const int64_t plane = c.shape[2] * c.shape[3];
+    for (int64_t i = x.storage_elements - plane; i < x.storage_elements; i++) {
+        x.set_at(i, x.at(i) * 1e25L);
+    }
+    set_parallel_for(two_thread_parallel_for, nullptr);
+    check_float32_pool(x, params_of(c, 2), "engine threads");
+    const bool scanned = testing::last_pool_scanned();
+    set_parallel_for(nullptr, nullptr);
+    EXPECT_TRUE(scanned);
 }
 
 TEST(RangeRepair, WindowsWhollyInThePaddingReadNothing) {
@@ -241,8 +424,12 @@ TEST(RangeRepair, LegitimateSpecialsStay) {
     EXPECT_EQ(pool_one(DType::float64, {0, 0}, 2), 0);
     // A norm beyond the largest double is +inf.
     EXPECT_EQ(pool_one(DType::float64, {1.7e308L, 1.7e308L}, 2), inf);
-    // IEEE pow in the signed mode: (-inf)^3 + 1 = -inf, and (-inf)^(1/3) = +inf.
+    // IEEE pow in the signed mode: (-inf)^3 + 1 = -inf, and (-inf)^(1/3) = +inf; (-inf)^2.5 =
+    // +inf; PyTorch takes x^0.5 as sqrt(x): NaN for -inf.
     EXPECT_EQ(pool_one(DType::float32, {-inf, 1}, 3, PoolMode::signed_pow), inf);
+    EXPECT_EQ(pool_one(DType::float32, {-inf, 1}, 2.5, PoolMode::signed_pow), inf);
+    EXPECT_TRUE(std::isnan(pool_one(DType::float32, {-inf, 1}, 0.5, PoolMode::signed_pow)));
+    EXPECT_TRUE(std::isnan(pool_one(DType::float64, {-inf, 0}, 0.5, PoolMode::signed_pow)));
 }
 
 }  // namespace

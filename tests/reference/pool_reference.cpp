@@ -344,10 +344,12 @@ Result pool(const Tensor &input, const PoolParams &params) {
 // 4. Range: where a power leaves the accumulator's range, lpnorm recomputes the output from
 //    scaled terms (runtime/range_repair.h), well inside this bound: no slack. Except for
 //    float32 inputs summed in float32 (abs mode, and signed mode with an even or fractional
-//    p), which are not repaired yet: there a term below the normal range carries an absolute
-//    error of at most 2 subnormal ulps (pow), or (p-1)/2 of one (products of factors <= 1);
-//    sums of subnormals are exact. When some term may be that small (exp(-p*max_log) below the
-//    normal range), add 2*(n+1)*denorm_min, the rescale's roundings included.
+//    p) on the GPU backends, which are not repaired (the CPU's repair is held to the exact
+//    result by test_accuracy and test_range_repair): there a term below the normal range
+//    carries an absolute error of at most 2 subnormal ulps (pow), or (p-1)/2 of one (products
+//    of factors <= 1); sums of subnormals are exact. When some term may be that small
+//    (exp(-p*max_log) below the normal range), add 2*(n+1)*denorm_min, the rescale's roundings
+//    included.
 //    So S^ lies in [S - D, S + D] with D the bound of steps 2-4 plus (n+16)*2^-63*sum|t| for
 //    this reference's own long-double arithmetic (sum, powl or at most 4 products, the
 //    factor K/n).
