@@ -296,8 +296,21 @@ constexpr int kWatchedFlags = FE_OVERFLOW | FE_UNDERFLOW;
 
 thread_local RangeWatch *t_range_watch = nullptr;
 
-// A loop started under a RangeWatch: each task runs with its thread's flags cleared, and what
-// it raises goes to the watch (the thread's flags are put back after).
+// The watched flags raised on this thread since they were last cleared. On x86-64 the kernels
+// compute in SSE/AVX registers only, whose flags MXCSR holds (glibc's fetestexcept reads the x87
+// status word too: about 16 ns a call against 8, Zen 3).
+int raised_flags() {
+#if defined(__x86_64__)
+    const unsigned csr = _mm_getcsr();
+    return ((csr & _MM_EXCEPT_OVERFLOW) ? FE_OVERFLOW : 0) |
+           ((csr & _MM_EXCEPT_UNDERFLOW) ? FE_UNDERFLOW : 0);
+#else
+    return std::fetestexcept(kWatchedFlags);
+#endif
+}
+
+// A loop started under a RangeWatch: what each task raises goes to the watch, and is cleared.
+// Flags a thread already had (its own earlier work) are set aside for the task and put back.
 struct WatchedLoop {
     halide_task_t task;
     uint8_t *closure;
@@ -306,12 +319,18 @@ struct WatchedLoop {
 
 int run_watched_task(void *user_context, int index, uint8_t *closure) {
     const auto *loop = reinterpret_cast<const WatchedLoop *>(closure);
-    std::fexcept_t before;
-    std::fegetexceptflag(&before, kWatchedFlags);
-    std::feclearexcept(kWatchedFlags);
+    const bool stale = raised_flags() != 0;
+    std::fexcept_t before{};
+    if (stale) {
+        std::fegetexceptflag(&before, kWatchedFlags);
+        std::feclearexcept(kWatchedFlags);
+    }
     const int code = loop->task(user_context, index, loop->closure);
-    loop->watch->note(std::fetestexcept(kWatchedFlags));
-    std::fesetexceptflag(&before, kWatchedFlags);
+    if (const int raised = raised_flags()) {
+        loop->watch->note(raised);
+        std::feclearexcept(raised);
+    }
+    if (stale) std::fesetexceptflag(&before, kWatchedFlags);
     return code;
 }
 

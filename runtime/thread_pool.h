@@ -14,10 +14,11 @@ namespace lpnorm::rt {
 // The floating-point overflow and underflow flags (FE_OVERFLOW, FE_UNDERFLOW) raised by kernel
 // calls, collected from every thread that runs their tasks. While an active watch lives on a
 // thread, the parallel loops that thread starts (pool_do_par_for, the engine's loop or Halide's
-// own pool alike) run each task with the flags of its thread cleared first and read after, and
-// the watch notes what they raised; the thread's own flags before the watch are restored when
-// it ends. The pooling runtime uses it to learn, at no cost to the kernels, whether a float32
-// power or sum left float32's range (runtime/range_repair.h).
+// own pool alike) read each task's flags after it (a thread's earlier flags are set aside for
+// the task), and the watch notes what they raised; the calling thread's own flags before the
+// watch are restored when it ends. A task pays two reads of the status register. The pooling
+// runtime uses it to learn, at no cost to the kernels, whether a float32 power or sum left
+// float32's range (runtime/range_repair.h).
 class RangeWatch {
 public:
     explicit RangeWatch(bool active);
