@@ -260,6 +260,52 @@ TEST_P(AccuracyReduce, EveryPatternPKindAndMagnitude) {
     set_isa(Isa::auto_detect);
 }
 
+// Long axes: 2^26 float32 terms in one sum (all) or 2^25 in each of two rows (inner), where a
+// sum taken in order in float32 would drift by n ulps. The values are ordinary ones, each in
+// [0.5, 2) with either sign, filled and summed here directly (the generic Array accessors take
+// minutes over 2^26 elements).
+TEST(AccuracyLongAxes, Float32) {
+    if (running_emulated()) GTEST_SKIP() << "2^26 terms take minutes under emulation";
+    const int64_t n = int64_t(1) << 26;
+    std::vector<float> x(static_cast<size_t>(n));
+    uint64_t state = 12345;
+    for (float &v : x) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        v = (0.5f + 1.5f * float(state >> 40) / float(1 << 24)) * ((state >> 20) & 1 ? -1.f : 1.f);
+    }
+    for (const std::vector<int64_t> &shape : {std::vector<int64_t>{n}, {2, n / 2}}) {
+        const Tensor t =
+            Tensor::contiguous(x.data(), DType::float32, shape.data(), int(shape.size()));
+        const int64_t rows = shape.size() == 1 ? 1 : shape[0], row = n / rows;
+        for (double p : {1.0, 2.0, 3.0}) {
+            std::vector<float> y(static_cast<size_t>(rows));
+            const int64_t out_shape[1] = {rows};
+            const Tensor out =
+                Tensor::contiguous(y.data(), DType::float32, out_shape, shape.size() == 1 ? 0 : 1);
+            ReduceParams params;
+            params.axes = {int64_t(shape.size()) - 1};
+            params.p = p;
+            const Status s = reduce(t, out, params);
+            ASSERT_TRUE(s.ok()) << s.message();
+            for (int64_t r = 0; r < rows; r++) {
+                ld sum = 0, carry = 0;
+                for (int64_t i = r * row; i < (r + 1) * row; i++) {
+                    const ld a = std::fabs(ld(x[size_t(i)]));
+                    const ld term = (p == 1 ? a : p == 2 ? a * a : a * a * a) - carry;
+                    const ld next = sum + term;
+                    carry = (next - sum) - term;
+                    sum = next;
+                }
+                const ld exact = p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::cbrt(sum);
+                const std::string why =
+                    bound_violation(DType::float32, exact, y[size_t(r)], size_t(row));
+                EXPECT_TRUE(why.empty())
+                    << shape_string(shape) << " p = " << p << ": out[" << r << "] " << why;
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllDTypes, AccuracyReduce, ::testing::ValuesIn(all_dtypes()),
                          [](const auto &info) { return std::string(dtype_name(info.param)); });
 
