@@ -68,8 +68,13 @@ Expr cube_root(const Expr &s) {
     Expr small = s < make_const(t, f64 ? 2.2250738585072014e-308 : 1.17549435e-38);
     Expr large = s > make_const(t, std::ldexp(1.0, (f64 ? 1024 : 128) - 3 * k));
     // s = 0 runs the steps on 1 (its result is replaced below): from the estimate for 0, r^3
-    // overflows, which would raise the overflow flag the pooling runtime watches.
-    Expr scaled = select(s == make_zero(t), make_const(t, 1.0),
+    // overflows, which would raise the overflow flag the pooling runtime watches. So do the
+    // lanes a vector computes past the output (sums of uninitialised storage, discarded), which
+    // may hold any bits: only finite s > 0 run the steps as themselves.
+    // (on the bits, which fast-math cannot fold: positive, finite, not 0)
+    Expr bits_of_s = reinterpret(Int(t.bits()), s);
+    Expr in_domain = bits_of_s > 0 && bits_of_s < cast(Int(t.bits()), inf_bits(t));
+    Expr scaled = select(!in_domain, make_const(t, 1.0),
                          s * select(small, make_const(t, std::ldexp(1.0, 3 * k)), large,
                                     make_const(t, std::ldexp(1.0, -3 * k)), make_const(t, 1.0)));
     // The bits of a finite s >= 0 (its high word for float64) fit an int32 and a float.
