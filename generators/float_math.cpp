@@ -70,8 +70,8 @@ Expr cube_root(const Expr &s) {
     // s = 0 runs the steps on 1 (its result is replaced below): from the estimate for 0, r^3
     // overflows, which would raise the overflow flag the pooling runtime watches. So do the
     // lanes a vector computes past the output (sums of uninitialised storage, discarded), which
-    // may hold any bits: only finite s > 0 run the steps as themselves.
-    // (on the bits, which fast-math cannot fold: positive, finite, not 0)
+    // may hold any bits: only finite s > 0 run the steps as themselves (tested on the bits,
+    // which fast-math cannot fold).
     Expr bits_of_s = reinterpret(Int(t.bits()), s);
     Expr in_domain = bits_of_s > 0 && bits_of_s < cast(Int(t.bits()), inf_bits(t));
     Expr scaled = select(!in_domain, make_const(t, 1.0),

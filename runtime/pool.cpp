@@ -200,13 +200,13 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     // (ordinary data raises none); only then is the output scanned.
     const bool host = output.memory == Memory::host;
     const bool watched = host && !gpu && rt::pool_range_watched(input.dtype, call.p_kind);
-    bool out_of_range = !watched;
+    bool scan = host;
     {
         rt::RangeWatch watch(watched);
         s = rt::run_pool(in, output, call);
-        out_of_range = out_of_range || watch.raised();
+        if (watched) scan = watch.raised();
     }
-    if (s.ok() && host && out_of_range) {
+    if (s.ok() && scan) {
         rt::repair_pool_range(in, output, params, axes, rt::pool_accumulator(input.dtype));
     }
     return s;

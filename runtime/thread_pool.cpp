@@ -351,8 +351,7 @@ RangeWatch::~RangeWatch() {
 }
 
 bool RangeWatch::raised() const {
-    return active_ &&
-           (tasks_raised_.load(std::memory_order_relaxed) || std::fetestexcept(kWatchedFlags) != 0);
+    return active_ && (tasks_raised_.load(std::memory_order_relaxed) || raised_flags() != 0);
 }
 
 int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
