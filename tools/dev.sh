@@ -31,7 +31,7 @@
 #   tools/dev.sh setup     only install what is missing
 # Environment: LPNORM_BUILD_DIR (default build), LPNORM_SANITIZE_BUILD_DIR (default
 # build-sanitize), LPNORM_ARM_BUILD_DIR (default build-aarch64), LPNORM_ANDROID_BUILD_DIR
-# (default build-android), LPNORM_FUZZ_SECONDS (each fuzz target's bounded run, default 60),
+# (default build-android), LPNORM_FUZZ_SECONDS (each fuzz target's bounded run, default 30),
 # LPNORM_JOBS (default: all cores).
 set -euo pipefail
 
@@ -186,14 +186,15 @@ format_check() {
 }
 
 # The `sanitize` preset (clang, ASan+UBSan, AVX2 kernels only): every test but those labelled
-# autotune (Python driving the uninstrumented generator, which the default build runs), each
-# fuzz target replaying its corpus, and a bounded run of each fuzz target.
+# autotune (Python driving the uninstrumented generator, which the default build runs) or
+# codegen (the default build's kernels, disassembled there), each fuzz target replaying its
+# corpus, and a bounded run of each fuzz target: 30 s here, to keep the test job (CI) short.
 # It runs the default build's generator, so its AVX2 kernels are copies of that build's
 # (LPNORM_KERNEL_CACHE) when it has made them: the generator is never instrumented anyway.
 sanitize() {
     build_generator
     cmake --preset sanitize -S "$root" -B "$sanitize_dir" \
-        -DLPNORM_FUZZ_SECONDS="${LPNORM_FUZZ_SECONDS:-60}" \
+        -DLPNORM_FUZZ_SECONDS="${LPNORM_FUZZ_SECONDS:-30}" \
         "-Dlpnorm-halide_generators_DIR=$build_dir/cmake" "-DLPNORM_KERNEL_CACHE=$kernel_cache"
     cmake --build "$sanitize_dir" -j "$jobs"
     (cd "$root" && ctest --preset sanitize --test-dir "$sanitize_dir" -j "$jobs")
