@@ -42,6 +42,11 @@ if (CMAKE_CROSSCOMPILING)
     # virtualenv's share/ copy would look for Python's headers in the target's sysroot).
     if (NOT HalideHelpers_ROOT AND Halide_ROOT)
         set(HalideHelpers_ROOT "${Halide_ROOT}")
+        # Its config is under lib64/, which package searches for a Windows target skip.
+        file(GLOB _lpnorm_helpers_dir "${Halide_ROOT}/lib*/cmake/HalideHelpers")
+        if (_lpnorm_helpers_dir AND NOT HalideHelpers_DIR)
+            set(HalideHelpers_DIR "${_lpnorm_helpers_dir}")
+        endif ()
     endif ()
     # Toolchains restrict package searches to the target's sysroot; Halide is a build tool.
     find_package(HalideHelpers ${LPNORM_HALIDE_VERSION} EXACT REQUIRED CMAKE_FIND_ROOT_PATH_BOTH)

@@ -11,16 +11,20 @@ if (CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
     else ()
         set(_lpnorm_default_platform arm-64-linux)
     endif ()
+elseif (CMAKE_SYSTEM_NAME STREQUAL "Windows")
+    set(_lpnorm_default_platform x86-64-windows)
 else ()
     set(_lpnorm_default_platform x86-64-linux)
 endif ()
 set(LPNORM_PLATFORM "${_lpnorm_default_platform}" CACHE STRING
-    "Halide arch-bits-os of the kernels: x86-64-linux, arm-64-linux or arm-64-android")
+    "Halide arch-bits-os of the kernels: x86-64-linux, x86-64-windows, arm-64-linux or arm-64-android")
 
-if (LPNORM_PLATFORM STREQUAL "x86-64-linux")
-    set(LPNORM_TARGET_sse41 "x86-64-linux-sse41-large_buffers")
-    set(LPNORM_TARGET_avx2 "x86-64-linux-sse41-avx-avx2-fma-f16c-large_buffers")
-    set(LPNORM_TARGET_avx512 "x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-large_buffers")
+if (LPNORM_PLATFORM MATCHES "^x86-64-(linux|windows)$")
+    # x86-64-windows: the Windows x64 calling convention and COFF objects (MinGW-w64 here,
+    # cmake/toolchains/x86_64-w64-mingw32.cmake; MSVC links the same objects).
+    set(LPNORM_TARGET_sse41 "${LPNORM_PLATFORM}-sse41-large_buffers")
+    set(LPNORM_TARGET_avx2 "${LPNORM_PLATFORM}-sse41-avx-avx2-fma-f16c-large_buffers")
+    set(LPNORM_TARGET_avx512 "${LPNORM_PLATFORM}-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-large_buffers")
     set(LPNORM_PLATFORM_ISAS sse41 avx2 avx512)
     # F16C converts float32 to float16 keeping NaN; SSE4.1's emulated conversion turns it
     # into inf, so only those kernels keep the NaN test on float16 outputs.

@@ -17,6 +17,7 @@
 #include "split_limits.h"
 #include "split_reduce.h"
 #include "validate.h"
+#include "x87_precision.h"
 
 namespace lpnorm {
 namespace {
@@ -149,6 +150,7 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c, const KernelArgs &ar
                         rt::power_sum_range(dtype, compute, args.p, plan.group_size).needs_scan();
     const char *symbol = forward != nullptr ? forward->symbol : gradient->symbol;
     rt::install_halide_handlers();
+    const rt::ExtendedPrecision precision;  // x87_precision.h
     rt::note_kernel_call(symbol);
     rt::BufferView in_buf(c.t[0].data, dtype, plan.dims, plan.extent, plan.stride[0]);
     rt::BufferView second(c.t[1].data, dtype, plan.dims, plan.extent, plan.stride[1]);

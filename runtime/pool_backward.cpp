@@ -15,6 +15,7 @@
 #include "registry.h"
 #include "split_limits.h"
 #include "validate.h"
+#include "x87_precision.h"
 
 namespace lpnorm {
 namespace {
@@ -142,6 +143,7 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
         call.padded[d] = int32_t(a.input + a.pad_begin + a.pad_end);
     }
     rt::install_halide_handlers();
+    const rt::ExtendedPrecision precision;  // x87_precision.h
     rt::note_kernel_call(kernel->symbol);
     const int dims = input.rank;
     int64_t y_extent[kMaxRank], y_stride[kMaxRank], dy_extent[kMaxRank], dy_stride[kMaxRank];

@@ -11,6 +11,7 @@
 #include "kernel_abi.h"
 #include "testing.h"
 #include "thread_pool.h"
+#include "x87_precision.h"
 
 namespace lpnorm::rt {
 namespace {
@@ -247,6 +248,7 @@ void for_each_offset(int rank, const int64_t *extent, const int64_t *stride, int
 template <typename Offsets>
 bool recompute(const Tensor &input, double p, bool signed_mode, long double scale,
                Offsets &&offsets, double *y) {
+    const ExtendedPrecision precision;
     const auto *data = static_cast<const unsigned char *>(input.data);
     const size_t size = dtype_size(input.dtype);
     ScaledNorm norm(p, signed_mode);
@@ -342,6 +344,7 @@ void repair_pool_range(const Tensor &input, const Tensor &output, const PoolPara
     const size_t size = dtype_size(output.dtype);
     scan_outputs(
         range, output.dtype, output.data, output.num_elements(), signed_mode, [&](int64_t j) {
+            const ExtendedPrecision precision;  // for the scale too
             unsigned char *at = out + j * int64_t(size);
             // (n, c, o_1..o_k) of output j, and the window's in-bounds taps per spatial dim.
             int64_t o[kMaxRank], rest = j;

@@ -7,6 +7,7 @@
 #include "halide_glue.h"
 #include "kernel_abi.h"
 #include "split_limits.h"
+#include "x87_precision.h"
 
 namespace lpnorm::rt {
 namespace {
@@ -64,6 +65,7 @@ Status call_kernel(const Tensor &input, const Tensor &output, const PoolCall &ca
         window[4][d] = int32_t(a.pad_end);
     }
     install_halide_handlers();
+    const ExtendedPrecision precision;  // x87_precision.h
     note_kernel_call(kernel->symbol);
     BufferView in_buf(input.data, input.dtype, dims, in_extent, in_stride);
     BufferView out_buf(output.data, output.dtype, dims, out_extent, out_stride);

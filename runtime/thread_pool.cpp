@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "x87_precision.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -309,6 +311,15 @@ int raised_flags() {
 #endif
 }
 
+// Sets the watched flags to `flags`. Not with fesetexceptflag: MinGW-w64's (Debian 12's
+// 10.0) clears MXCSR's overflow and underflow masks with the flags, so that the next tiny or
+// huge result traps (STATUS_FLOAT_UNDERFLOW under Wine). feraiseexcept sets flags only; it may
+// set them in the x87 status word rather than MXCSR, which fetestexcept reads alike.
+void restore_flags(int flags) {
+    std::feclearexcept(kWatchedFlags);
+    if (flags != 0) std::feraiseexcept(flags);
+}
+
 // A loop started under a RangeWatch: what each task raises goes to the watch, and is cleared.
 // Flags a thread already had (its own earlier work) are set aside for the task and put back.
 struct WatchedLoop {
@@ -319,26 +330,36 @@ struct WatchedLoop {
 
 int run_watched_task(void *user_context, int index, uint8_t *closure) {
     const auto *loop = reinterpret_cast<const WatchedLoop *>(closure);
-    const bool stale = raised_flags() != 0;
-    std::fexcept_t before{};
-    if (stale) {
-        std::fegetexceptflag(&before, kWatchedFlags);
-        std::feclearexcept(kWatchedFlags);
-    }
+    const int before = raised_flags() != 0 ? std::fetestexcept(kWatchedFlags) : 0;
+    if (before != 0) std::feclearexcept(kWatchedFlags);
     const int code = loop->task(user_context, index, loop->closure);
     if (const int raised = raised_flags()) {
         loop->watch->note(raised);
         std::feclearexcept(raised);
     }
-    if (stale) std::fesetexceptflag(&before, kWatchedFlags);
+    if (before != 0) restore_flags(before);
     return code;
 }
+
+#if LPNORM_X87_PRECISION_SCOPE
+// A loop's tasks may run on threads whose x87 unit rounds to 53 bits (x87_precision.h).
+struct PreciseLoop {
+    halide_task_t task;
+    uint8_t *closure;
+};
+
+int run_precise_task(void *user_context, int index, uint8_t *closure) {
+    const ExtendedPrecision precision;
+    const auto *loop = reinterpret_cast<const PreciseLoop *>(closure);
+    return loop->task(user_context, index, loop->closure);
+}
+#endif
 
 }  // namespace
 
 RangeWatch::RangeWatch(bool active) : active_(active) {
     if (!active_) return;
-    std::fegetexceptflag(&saved_, kWatchedFlags);
+    saved_ = std::fetestexcept(kWatchedFlags);
     std::feclearexcept(kWatchedFlags);
     previous_ = t_range_watch;
     t_range_watch = this;
@@ -347,7 +368,7 @@ RangeWatch::RangeWatch(bool active) : active_(active) {
 RangeWatch::~RangeWatch() {
     if (!active_) return;
     t_range_watch = previous_;
-    std::fesetexceptflag(&saved_, kWatchedFlags);
+    restore_flags(saved_);
 }
 
 bool RangeWatch::raised() const {
@@ -361,6 +382,11 @@ int pool_do_par_for(void *user_context, halide_task_t task, int min, int size, u
         task = run_watched_task;
         closure = reinterpret_cast<uint8_t *>(&watched);
     }
+#if LPNORM_X87_PRECISION_SCOPE
+    PreciseLoop precise{task, closure};
+    task = run_precise_task;
+    closure = reinterpret_cast<uint8_t *>(&precise);
+#endif
     if (size == 1) return task(user_context, min, closure);
     if (const External *external = g_external.load(std::memory_order_acquire)) {
         ExternalLoop loop{user_context, task, min, closure};

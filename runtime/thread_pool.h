@@ -35,7 +35,7 @@ public:
 
 private:
     bool active_;
-    std::fexcept_t saved_{};
+    int saved_ = 0;  // the caller's watched flags (FE_OVERFLOW, FE_UNDERFLOW), put back after
     RangeWatch *previous_ = nullptr;
     std::atomic<bool> tasks_raised_{false};
 };

@@ -3,7 +3,13 @@
 // mappings with a few non-zero elements placed around the 2^30 and 2^31 boundaries, so they
 // cost little resident memory; the expected values come from the reference applied to the
 // non-zero elements plus one zero (zeros add nothing to a sum; they are the minimum of |x|).
+#ifdef _WIN32
+#define NOMINMAX
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#else
 #include <sys/mman.h>
+#endif
 
 #include <cmath>
 #include <cstring>
@@ -33,12 +39,22 @@ constexpr int64_t k2to31 = int64_t(1) << 31;
 class LazyBuffer {
 public:
     explicit LazyBuffer(int64_t bytes) : bytes_(size_t(bytes)) {
+#ifdef _WIN32
+        // Committed pages are zero-filled on first touch; only those get physical memory.
+        void *p = VirtualAlloc(nullptr, bytes_, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+        data_ = static_cast<unsigned char *>(p);
+#else
         void *p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         data_ = p == MAP_FAILED ? nullptr : static_cast<unsigned char *>(p);
+#endif
     }
     ~LazyBuffer() {
+#ifdef _WIN32
+        if (data_) VirtualFree(data_, 0, MEM_RELEASE);
+#else
         if (data_) munmap(data_, bytes_);
+#endif
     }
     LazyBuffer(const LazyBuffer &) = delete;
     LazyBuffer &operator=(const LazyBuffer &) = delete;

@@ -1,7 +1,16 @@
 // Every compiled pooling variant against the reference: each ISA x dtype x spatial rank, p
 // classes, both modes and overhang rules, strides, dilations, pads, auto_pad and ceil_mode,
 // on widths around the vector lengths, channels-last views, NaN and inf.
+#ifdef _WIN32
+#define NOMINMAX
+#define WIN32_LEAN_AND_MEAN
+#define PSAPI_VERSION 2  // GetProcessMemoryInfo from kernel32 (K32GetProcessMemoryInfo)
+#include <windows.h>
+// windows.h first: psapi.h uses its types.
+#include <psapi.h>
+#else
 #include <sys/resource.h>
+#endif
 
 #include <cmath>
 #include <sstream>
@@ -112,9 +121,15 @@ std::vector<Geometry> geometries(int spatial) {
 
 // The process's peak resident memory so far (a high-water mark).
 long peak_resident_kib() {
+#ifdef _WIN32
+    PROCESS_MEMORY_COUNTERS counters = {};
+    GetProcessMemoryInfo(GetCurrentProcess(), &counters, sizeof(counters));
+    return long(counters.PeakWorkingSetSize / 1024);
+#else
     struct rusage usage = {};
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_maxrss;
+#endif
 }
 
 std::vector<int64_t> with_batch(int64_t n, int64_t c, const std::vector<int64_t> &spatial) {

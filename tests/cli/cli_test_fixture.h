@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#ifndef _WIN32
 #include <sys/wait.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -46,11 +48,16 @@ inline std::string slurp(const fs::path &path) {
     return s.str();
 }
 
+#ifdef _WIN32
+// cmd.exe's quoting; the arguments of these tests hold no double quotes.
+inline std::string shell_quote(const std::string &s) { return "\"" + s + "\""; }
+#else
 inline std::string shell_quote(const std::string &s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
 }
+#endif
 
 inline void expect_near(const V &got, const V &want) {
     ASSERT_EQ(got.size(), want.size());
@@ -74,9 +81,15 @@ protected:
         std::string cmd = (launcher.empty() ? "" : launcher + " ") + shell_quote(LPNORM_CLI_PATH);
         for (const std::string &a : args) cmd += " " + shell_quote(a);
         cmd += " >" + shell_quote(path("stdout.txt")) + " 2>" + shell_quote(path("stderr.txt"));
-        const int status = std::system(cmd.c_str());
         Result r;
+#ifdef _WIN32
+        // cmd /c drops the first and the last quote of a line that starts with one: a pair
+        // around the whole line keeps the others. Its result is the program's exit code.
+        r.exit_code = std::system(("\"" + cmd + "\"").c_str());
+#else
+        const int status = std::system(cmd.c_str());
         r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+#endif
         r.out = slurp(dir_ / "stdout.txt");
         r.err = slurp(dir_ / "stderr.txt");
         fs::remove(dir_ / "stdout.txt");

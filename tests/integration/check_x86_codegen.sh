@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Disassembles the generated x86 kernel objects (reduction, pooling and normalization) and
-# checks each ISA variant really uses its registers: AVX-512 kernels zmm, AVX2 kernels ymm and
-# no zmm, SSE4.1 kernels neither.
+# Disassembles the generated x86 kernel objects (reduction, pooling and normalization; Linux's
+# ELF or Windows' COFF, which binutils' objdump both reads) and checks each ISA variant really
+# uses its registers: AVX-512 kernels zmm, AVX2 kernels ymm and no zmm, SSE4.1 kernels neither.
 set -euo pipefail
 kernels_dir="$1"
 objdump="${OBJDUMP:-objdump}"
 failures=0
 checked=0
 
-for obj in "$kernels_dir"/lpnorm_{reduce,pool,normalize}_*.o; do
-    name="$(basename "$obj" .o)"
+shopt -s nullglob  # Linux objects are .o, Windows ones .obj
+for obj in "$kernels_dir"/lpnorm_{reduce,pool,normalize}_*.{o,obj}; do
+    name="$(basename "${obj%.*}")"
     isa="${name##*_}"
     case "$isa" in
     avx512 | avx2 | sse41) ;;
