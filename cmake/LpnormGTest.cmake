@@ -1,6 +1,13 @@
 # GoogleTest for the test suites. Native builds use the installed package (Debian's
 # libgtest-dev). Cross builds compile GoogleTest's sources, which libgtest-dev also ships in
 # /usr/src/googletest, with the target's compiler.
+# gtest_discover_tests' DISCOVERY_TIMEOUT for the suites. Under an emulator listing a suite's
+# tests may take longer than the default 5 s: Wine's first program of a session also starts
+# its services.
+set(LPNORM_GTEST_DISCOVERY_TIMEOUT 5)
+if (CMAKE_CROSSCOMPILING_EMULATOR)
+    set(LPNORM_GTEST_DISCOVERY_TIMEOUT 60)
+endif ()
 if (TARGET GTest::gtest_main)
     return()
 endif ()

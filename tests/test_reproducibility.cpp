@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "workload.h"
 
@@ -68,11 +69,29 @@ std::vector<Case> pool_cases() {
 
 using Outputs = std::vector<std::vector<unsigned char>>;
 
-Outputs run_all(const std::vector<Case> &cases) {
+// Whether this build has kernels of every dtype at `isa` (the test job's Linux build has
+// SSE4.1's of some types only: tools/dev.sh, sse41_dtypes_flag).
+bool isa_has_every_dtype(Isa isa) {
+    std::set<DType> dtypes, at_isa;
+    for (const VariantInfo &v : compiled_variants()) {
+        dtypes.insert(v.dtype);
+        if (v.isa == isa) at_isa.insert(v.dtype);
+    }
+    return at_isa == dtypes;
+}
+
+// Every case's output at the current ISA. At an ISA whose kernels this build has for some
+// dtypes only, a case refused for lack of a kernel there is left empty (and out of the
+// comparisons); any other error fails.
+Outputs run_all(const std::vector<Case> &cases, bool partial_isa) {
     Outputs out;
     for (const Case &c : cases) {
         std::string error;
         out.push_back(run_case(c, c.input->t, &error));
+        if (partial_isa && error.find("in this build") != std::string::npos) {
+            out.back().clear();
+            continue;
+        }
         EXPECT_TRUE(error.empty()) << error;
     }
     return out;
@@ -192,6 +211,7 @@ void compare_isas(const std::vector<Case> &cases, const Outputs &ref, const Outp
                   std::map<std::string, Measured> *measured) {
     for (size_t i = 0; i < cases.size(); i++) {
         const Case &c = cases[i];
+        if (ref[i].empty() || got[i].empty()) continue;  // not run at one of the two ISAs
         const size_t size = dtype_size(c.dtype);
         Measured &m = (*measured)[group_of(c)];
         int reported = 0;
@@ -232,13 +252,15 @@ TEST(Reproducibility, RepeatedRunsThreadCountsAndIsas) {
             continue;
         }
         set_num_threads(1);
-        const Outputs ref = run_all(cases);
+        const bool partial = !isa_has_every_dtype(isa);
+        const Outputs ref = run_all(cases, partial);
         // Four more runs: once more on one worker, twice on two, once on four.
         for (const int threads : {1, 2, 2, 4}) {
             set_num_threads(threads);
             const std::string what = std::string(isa_name(isa)) + ", " + std::to_string(threads) +
                                      (threads == 1 ? " worker, repeated run" : " workers vs 1");
-            EXPECT_EQ(count_differences(cases, ref, run_all(cases), what.c_str()), 0) << what;
+            EXPECT_EQ(count_differences(cases, ref, run_all(cases, partial), what.c_str()), 0)
+                << what;
         }
         per_isa.emplace_back(isa, ref);
     }
