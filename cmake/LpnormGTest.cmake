@@ -1,6 +1,7 @@
 # GoogleTest for the test suites. Native builds use the installed package (Debian's
 # libgtest-dev). Cross builds compile GoogleTest's sources, which libgtest-dev also ships in
 # /usr/src/googletest, with the target's compiler.
+
 # gtest_discover_tests' DISCOVERY_TIMEOUT for the suites. Under an emulator listing a suite's
 # tests may take longer than the default 5 s: Wine's first program of a session also starts
 # its services.

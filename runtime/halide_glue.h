@@ -7,6 +7,7 @@
 
 #include "HalideRuntime.h"
 #include "lpnorm/lpnorm.h"
+#include "x87_precision.h"
 
 namespace lpnorm::rt {
 
@@ -25,6 +26,16 @@ struct BufferView {
 
 // Installs the error and print handlers once; cheap after the first call.
 void install_halide_handlers();
+
+// What a call into the CPU kernels holds while it runs: the handlers installed, and on
+// Windows the x87 unit at 64-bit precision (x87_precision.h).
+class KernelScope {
+public:
+    KernelScope() { install_halide_handlers(); }
+
+private:
+    ExtendedPrecision precision_;
+};
 
 // The Halide runtime's last message on this thread (else on any thread), cleared.
 std::string take_halide_message();

@@ -17,7 +17,6 @@
 #include "split_limits.h"
 #include "split_reduce.h"
 #include "validate.h"
-#include "x87_precision.h"
 
 namespace lpnorm {
 namespace {
@@ -149,8 +148,7 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c, const KernelArgs &ar
     const bool scaled = args.p_kind == abi::kNormalizeMaxAbs ||
                         rt::power_sum_range(dtype, compute, args.p, plan.group_size).needs_scan();
     const char *symbol = forward != nullptr ? forward->symbol : gradient->symbol;
-    rt::install_halide_handlers();
-    const rt::ExtendedPrecision precision;  // x87_precision.h
+    const rt::KernelScope kernel_scope;
     rt::note_kernel_call(symbol);
     rt::BufferView in_buf(c.t[0].data, dtype, plan.dims, plan.extent, plan.stride[0]);
     rt::BufferView second(c.t[1].data, dtype, plan.dims, plan.extent, plan.stride[1]);

@@ -15,7 +15,6 @@
 #include "registry.h"
 #include "split_limits.h"
 #include "validate.h"
-#include "x87_precision.h"
 
 namespace lpnorm {
 namespace {
@@ -142,8 +141,7 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
         call.dilation[d] = int32_t(a.dilation);
         call.padded[d] = int32_t(a.input + a.pad_begin + a.pad_end);
     }
-    rt::install_halide_handlers();
-    const rt::ExtendedPrecision precision;  // x87_precision.h
+    const rt::KernelScope kernel_scope;
     rt::note_kernel_call(kernel->symbol);
     const int dims = input.rank;
     int64_t y_extent[kMaxRank], y_stride[kMaxRank], dy_extent[kMaxRank], dy_stride[kMaxRank];

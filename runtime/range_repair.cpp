@@ -133,6 +133,8 @@ void scan_outputs(const SumRange &range, DType out, const void *data, int64_t co
     const double low = range.can_underflow ? range.low : 0;
     const double inf = std::numeric_limits<double>::infinity();
     const auto scan = [&](int64_t begin, int64_t end) {
+        // The recomputations' long double arithmetic, on whichever thread runs the chunk.
+        const ExtendedPrecision precision;  // x87_precision.h
         const auto shifted = [&](int64_t j) { check(begin + j); };
         const unsigned char *at = bytes + begin * int64_t(size);
         const int64_t n = end - begin;
@@ -248,7 +250,6 @@ void for_each_offset(int rank, const int64_t *extent, const int64_t *stride, int
 template <typename Offsets>
 bool recompute(const Tensor &input, double p, bool signed_mode, long double scale,
                Offsets &&offsets, double *y) {
-    const ExtendedPrecision precision;
     const auto *data = static_cast<const unsigned char *>(input.data);
     const size_t size = dtype_size(input.dtype);
     ScaledNorm norm(p, signed_mode);
@@ -344,7 +345,6 @@ void repair_pool_range(const Tensor &input, const Tensor &output, const PoolPara
     const size_t size = dtype_size(output.dtype);
     scan_outputs(
         range, output.dtype, output.data, output.num_elements(), signed_mode, [&](int64_t j) {
-            const ExtendedPrecision precision;  // for the scale too
             unsigned char *at = out + j * int64_t(size);
             // (n, c, o_1..o_k) of output j, and the window's in-bounds taps per spatial dim.
             int64_t o[kMaxRank], rest = j;

@@ -14,7 +14,6 @@
 #include "registry.h"
 #include "split_limits.h"
 #include "validate.h"
-#include "x87_precision.h"
 
 namespace lpnorm {
 namespace {
@@ -81,8 +80,7 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c) {
                                : std::string(" at isa ") + isa_name(active_isa())) +
                           " in this build");
     }
-    rt::install_halide_handlers();
-    const rt::ExtendedPrecision precision;  // x87_precision.h
+    const rt::KernelScope kernel_scope;
     rt::note_kernel_call(kernel->symbol);
     int64_t extents[kNumTensors][3];
     for (int i = 0; i < kNumTensors; i++) plan.extents_of(i, extents[i]);

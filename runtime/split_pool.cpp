@@ -7,7 +7,6 @@
 #include "halide_glue.h"
 #include "kernel_abi.h"
 #include "split_limits.h"
-#include "x87_precision.h"
 
 namespace lpnorm::rt {
 namespace {
@@ -64,8 +63,7 @@ Status call_kernel(const Tensor &input, const Tensor &output, const PoolCall &ca
         window[3][d] = int32_t(a.pad_begin);
         window[4][d] = int32_t(a.pad_end);
     }
-    install_halide_handlers();
-    const ExtendedPrecision precision;  // x87_precision.h
+    const KernelScope kernel_scope;
     note_kernel_call(kernel->symbol);
     BufferView in_buf(input.data, input.dtype, dims, in_extent, in_stride);
     BufferView out_buf(output.data, output.dtype, dims, out_extent, out_stride);

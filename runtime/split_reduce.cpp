@@ -13,7 +13,6 @@
 #include "settings.h"
 #include "split_limits.h"
 #include "testing.h"
-#include "x87_precision.h"
 
 namespace lpnorm::rt {
 namespace {
@@ -115,8 +114,7 @@ Status call_kernel(const Tensor &in, const OutView &out, bool partial, const Job
                                : std::string(" at isa ") + isa_name(job.call.isa)) +
                           " in this build");
     }
-    install_halide_handlers();
-    const ExtendedPrecision precision;  // x87_precision.h
+    const KernelScope kernel_scope;
     note_kernel_call(kernel->symbol);
     BufferView in_buf(in.data, in.dtype, c.in_dims, c.in_extent, c.in_stride);
     BufferView out_buf(out.data, out.dtype, c.out_dims, c.out_extent, c.out_stride);
