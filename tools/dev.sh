@@ -89,7 +89,8 @@ install_debian_packages() {
         # The Windows cross compiler (POSIX threads: std::thread) and Wine, which runs its
         # programs (`wine` is the launcher wine64's recommends would bring); a virtual X
         # display and Mesa's Vulkan on the CPU (lavapipe), which Wine's D3D12 runs on.
-        wanted+=(g++-mingw-w64-x86-64-posix wine wine64 xvfb xauth mesa-vulkan-drivers)
+        wanted+=(g++-mingw-w64-x86-64-posix wine wine64 xvfb xauth mesa-vulkan-drivers libgl1
+                 libgl1-mesa-dri)
     fi
     local missing=()
     for pkg in "${wanted[@]}"; do

@@ -50,6 +50,17 @@ int not_run(const char *what, int code) {
     return 77;
 }
 
+// Halide's D3D12 module writes through a null pointer where DXGI has no adapter (Wine without
+// a display or GL): a fault, reported like a failure.
+LONG WINAPI on_fault(EXCEPTION_POINTERS *info) {
+    if (info->ExceptionRecord->ExceptionCode != EXCEPTION_ACCESS_VIOLATION) {
+        return EXCEPTION_CONTINUE_SEARCH;
+    }
+    g_error += "access violation (no D3D12 adapter?)";
+    std::fflush(stdout);
+    std::_Exit(not_run("the Halide runtime (fault)", 0));
+}
+
 extern "C" void on_abort(int) {
     std::fflush(stdout);
     std::_Exit(not_run("the Halide runtime (abort)", SIGABRT));
@@ -61,6 +72,7 @@ int main() {
     halide_set_error_handler(keep_message);
     halide_set_custom_print(keep_message);
     std::signal(SIGABRT, on_abort);
+    AddVectoredExceptionHandler(1, on_fault);
     const int n = 1000;
     std::vector<float> x(n);
     double sum = 0;
