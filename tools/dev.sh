@@ -16,7 +16,8 @@
 #   tools/dev.sh sanitize  the `sanitize` preset only: ASan+UBSan tests and the fuzz targets
 #   tools/dev.sh arm       cross-build for aarch64-linux-gnu, then run every test, `lpnorm info`
 #                          and `lpnorm demo --quick` under qemu-aarch64
-#   tools/dev.sh windows   cross-build for x86-64 Windows with MinGW-w64 (the SSE4.1 kernels),
+#   tools/dev.sh windows   cross-build for x86-64 Windows with MinGW-w64 (SSE4.1's kernels,
+#                          and AVX2's of float32 and float64),
 #                          then run every test, `lpnorm info` and `lpnorm demo --quick` under
 #                          Wine
 #   tools/dev.sh android   build the Android arm64 kernels archive and headers (no NDK needed;
@@ -53,6 +54,14 @@ venv="$root/.venv"
 kernel_cache="$build_dir/kernel-cache"
 
 log() { printf '[dev.sh] %s\n' "$*" >&2; }
+
+# Runs "$@" and logs its wall time under NAME: the test job's phases, against CI's time budget.
+timed() {
+    local name="$1" start="$SECONDS"
+    shift
+    "$@"
+    log "$name: $((SECONDS - start)) s"
+}
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -261,17 +270,19 @@ arm() {
 }
 
 # x86-64 Windows: the library, the tests and the CLI, built with MinGW-w64; ctest runs them
-# under Wine (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain), at native speed. One ISA, as in
-# the sanitize job: SSE4.1, every dtype and op, the kernels the test job's Linux build has only
-# for three types (sse41_dtypes_flag). A wineserver kept alive for the run makes each
-# test's start 0.06 s instead of 3 s.
+# under Wine (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain), at native speed. A reduced
+# kernel set, as in the sanitize job: SSE4.1's kernels of every dtype and op, which the test
+# job's Linux build has only for three types (sse41_dtypes_flag), and AVX2's of float32 and
+# float64, so that the dispatch takes both ISAs an AVX2 host has. A wineserver kept alive for
+# the run makes each test's start 0.06 s instead of 3 s.
 windows() {
     build_generator
     # The D3D12 kernels library (the Linux build makes it), for the test that runs one of them.
     cmake --build "$build_dir" -j "$jobs" --target lpnorm_d3d12
     cmake -S "$root" -B "$windows_build_dir" -G Ninja \
         --toolchain "$root/cmake/toolchains/x86_64-w64-mingw32.cmake" -DCMAKE_BUILD_TYPE=Release \
-        -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON -DLPNORM_ISAS=sse41 \
+        -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON "-DLPNORM_ISAS=sse41;avx2" \
+        "-DLPNORM_ISA_DTYPES_avx2=float32;float64" \
         "-Dlpnorm-halide_generators_DIR=$build_dir/cmake" "-DLPNORM_KERNEL_CACHE=$kernel_cache" \
         "-DLPNORM_D3D12_LIBRARY=$build_dir/d3d12/lpnorm_kernels_d3d12.lib"
     cmake --build "$windows_build_dir" -j "$jobs"
@@ -356,16 +367,17 @@ demo)
     "$build_dir/tools/lpnorm" demo
     ;;
 test)
-    setup
-    format_check
-    build
+    timed setup setup
+    timed format format_check
+    timed build build
     export PATH="$venv/bin:$PATH"
-    ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
-    python_wheel
-    sanitize
-    windows
-    arm
-    android float32
+    timed ctest ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
+    timed python python_wheel
+    timed sanitize sanitize
+    timed windows windows
+    timed arm arm
+    timed android android float32
+    log "test job: $SECONDS s"
     ;;
 sanitize)
     setup
