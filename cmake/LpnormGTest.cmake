@@ -13,7 +13,7 @@ endif ()
 # bad-input tables), which spend their time in the kernels and the references: -O1 halves
 # their compile time against -O3 (20.6 against 10.0 s for test_pool_adapters.cpp, GCC 12), in
 # each of CI's four builds of them. Under clang's sanitizers -O1 still took 20.6 s and -O0
-# 5.8 s: the sanitize build compiles them at -O0 (its build 191 -> 129 s), but for the few
+# 5.8 s: the sanitize build compiles them at -O0 (its build 191 -> about 140 s), but for the few
 # with hot loops of their own (tests/CMakeLists.txt).
 set(LPNORM_SUITE_OPTIMIZATION -O1)
 if (LPNORM_SANITIZE)
