@@ -82,6 +82,7 @@ vector_loops() {
                 t = substr(args, RSTART, RLENGTH - 2)
                 target[count] = hex(t)
             }
+            # Arithmetic with a vector-arranged destination (not loads, stores, moves).
             vec[count] = (args ~ /^v[0-9]+\.(2d|4s|2s|8h|4h|16b|8b)/ &&
                           op !~ /^(ld|st|mov|dup|ins|ext|zip|uzp|trn|tbl|rev|umov|fmov)/)
             vsum[count] = vsum[count - 1] + vec[count]
