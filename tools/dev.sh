@@ -3,9 +3,9 @@
 #   tools/dev.sh demo      build, then run `lpnorm demo`
 #   tools/dev.sh test      check the C/C++ formatting (format), build, then run every test
 #                          (ctest; the Python package's pytest included), then the Python
-#                          wheel's tests in a clean virtualenv (python), then the sanitize job,
+#                          wheel's tests in a clean virtualenv (python) beside the sanitize job,
 #                          then the same for Windows under Wine (windows) and for ARM64 (arm),
-#                          then the Android kernels archive of float32 (android)
+#                          then the Android kernels archive of int8 (android)
 #   tools/dev.sh python    build, then the wheel `pip install .` makes, from the build tree,
 #                          installed into a clean virtualenv and tested there
 #   tools/dev.sh format    check that every tracked C/C++ file matches .clang-format (the
@@ -312,10 +312,12 @@ windows() {
 # Android arm64: without an NDK, the kernels archive and their headers (LPNORM_KERNELS_ONLY,
 # built with this machine's tools); with ANDROID_NDK set, the whole library through the NDK's
 # toolchain file. Either way the archive is checked to be AArch64 with every kernel defined.
-# DTYPES (default: all) limits the element types; the test job builds float32 only: the
-# other types' ARM64 code, the FP16 variant's included, is the arm job's, which tests it and
-# checks its disassembly (arm_codegen_uses_neon); all twelve would take this job from 2 to 10
-# minutes of kernel generation, float16 too about 7.
+# DTYPES (default: all) limits the element types; the test job builds int8's only (the
+# reductions, about 30 core-seconds of generation): it checks that the Android target builds,
+# archives and keeps NEON. The ARM64 code of every type and op, the FP16 variant's included, is
+# the arm job's, which tests it and checks its disassembly (arm_codegen_uses_neon); Android's
+# differs from it only in the OS of the target, so float32's kernels here (about 170
+# core-seconds, every op) would add a minute and check nothing new.
 android() {
     build_generator
     local dtypes="${1:-}"
@@ -344,19 +346,31 @@ android() {
 # second time), installed into a clean virtualenv with PyTorch (python/requirements-test.txt),
 # where python/tests run against it.
 python_wheel() {
+    python_wheel_build
+    python_wheel_test
+}
+
+python_dist="$build_dir/python-dist"
+python_wheel_build() {
     export PATH="$venv/bin:$PATH"
-    local dist="$build_dir/python-dist" wheel_venv="$build_dir/python-wheel-venv"
-    rm -rf "$dist" "$wheel_venv"
+    rm -rf "$python_dist"
     "$venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-build-isolation \
-        --no-deps -w "$dist" "$root" "-Cbuild-dir=$build_dir" \
+        --no-deps -w "$python_dist" "$root" "-Cbuild-dir=$build_dir" \
         -Ccmake.define.LPNORM_BUILD_TESTS=ON -Ccmake.define.LPNORM_BUILD_TOOLS=ON
     # scikit-build-core left its own settings in the cache (a temporary install prefix).
     cmake "$build_dir" -U 'SKBUILD*' -U CMAKE_INSTALL_PREFIX >/dev/null
+}
+
+# Uses only the wheel and a virtualenv of its own, not the build tree, so the test job runs it
+# beside the sanitize job.
+python_wheel_test() {
+    local wheel_venv="$build_dir/python-wheel-venv"
+    rm -rf "$wheel_venv"
     python3 -m venv "$wheel_venv"
     # --no-compile: byte-compiling all of PyTorch's sources took 30 of the install's 111 s; the
     # tests compile the modules they import (16 s more), a net 13 s less.
     "$wheel_venv/bin/python" -m pip install -q --disable-pip-version-check --no-compile \
-        "$dist"/lpnorm-*.whl -r "$root/python/requirements-test.txt"
+        "$python_dist"/lpnorm-*.whl -r "$root/python/requirements-test.txt"
     (cd "$wheel_venv" && "$wheel_venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests")
 }
 
@@ -375,11 +389,26 @@ test)
     timed build build
     export PATH="$venv/bin:$PATH"
     timed ctest ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
-    timed python python_wheel
+    # The wheel's install and tests (PyTorch's download and pytest: 168 s, mostly waiting on
+    # the network or one core) run beside the sanitize job, which keeps both cores busy; their
+    # output follows the sanitize job's. If the sanitize job fails, the script stops there.
+    timed python-wheel python_wheel_build
+    python_log="$build_dir/python-wheel-test.log"
+    timed python-tests python_wheel_test >"$python_log" 2>&1 &
+    python_pid=$!
+    trap 'kill "$python_pid" 2>/dev/null || true' EXIT
     timed sanitize sanitize
+    python_status=0
+    wait "$python_pid" || python_status=$?
+    trap - EXIT
+    cat "$python_log"
+    if [ "$python_status" -ne 0 ]; then
+        log "python-tests: failed ($python_status)"
+        exit "$python_status"
+    fi
     timed windows windows
     timed arm arm
-    timed android android float32
+    timed android android int8
     log "test job: $SECONDS s"
     ;;
 sanitize)
