@@ -285,8 +285,9 @@ function(lpnorm_add_pool_kernels objects_var table_var)
 endfunction()
 
 # Normalization: one kernel per pattern for each floating dtype in LPNORM_DTYPES, for the CPU
-# ISAs and the GPU backends (LPNORM_GPU_BACKENDS). D3D12 is not among them: its HLSL has no
-# float64, in which float32 groups are summed.
+# ISAs and the GPU backends (LPNORM_GPU_BACKENDS) but those that leave it out
+# (LPNORM_GPU_LEFT_OUT_<backend> has `normalize`: D3D12, whose HLSL has no float64, in which
+# float32 groups are summed).
 set(LPNORM_NORMALIZE_PATTERNS inner middle)
 set(LPNORM_NORMALIZE_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_NORMALIZE_KNOBS "" CACHE STRING "Schedule knob overrides for normalization kernels")
@@ -299,6 +300,9 @@ function(lpnorm_add_normalize_kernels objects_var table_var)
     set(objects "")
     set(table "")
     foreach (isa IN LISTS LPNORM_ISAS LPNORM_GPU_BACKENDS)
+        if ("normalize" IN_LIST LPNORM_GPU_LEFT_OUT_${isa})
+            continue()
+        endif ()
         set(row "LPNORM_NORMALIZE_KERNEL")
         if (isa IN_LIST LPNORM_GPU_FAMILIES)
             set(row "LPNORM_GPU_NORMALIZE_KERNEL")
@@ -327,7 +331,8 @@ endfunction()
 # Gradients: one kernel per grouped pattern (the normalization patterns) and floating dtype, for
 # the CPU ISAs, and for the GPU backends (LPNORM_GPU_BACKENDS) the gradients that have GPU
 # schedules (LPNORM_GPU_GRADIENTS; the pooling gradient's per-thread sum of windows would hit
-# the fault in docs/targets.md, "GPU backends"). The reduction's have knobs of their own, the
+# the fault in docs/targets.md, "GPU backends"), but for the backends that leave them out
+# (LPNORM_GPU_LEFT_OUT_<backend>). The reduction's have knobs of their own, the
 # normalization's share the normalization kernels' knobs and dtypes.
 set(LPNORM_GPU_GRADIENTS reduce_backward normalize_backward)
 set(LPNORM_REDUCE_BACKWARD_DTYPES float32 float16 bfloat16 float64)
@@ -355,6 +360,9 @@ function(_lpnorm_add_gradient_kernels objects_var table_var op row patterns dtyp
     endif ()
     string(REGEX REPLACE "^LPNORM_" "LPNORM_GPU_" gpu_row "${row}")
     foreach (isa IN LISTS families)
+        if ("${op}" IN_LIST LPNORM_GPU_LEFT_OUT_${isa})
+            continue()
+        endif ()
         set(isa_row "${row}")
         if (isa IN_LIST LPNORM_GPU_FAMILIES)
             set(isa_row "${gpu_row}")

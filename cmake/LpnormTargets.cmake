@@ -93,6 +93,14 @@ set(LPNORM_ISA_DTYPES_d3d12 float32 float16)
 set(LPNORM_REDUCE_PARAMS_d3d12 float32_sums=true)
 set(LPNORM_POOL_PARAMS_d3d12 float64_powers=false)
 set(LPNORM_RUNTIME_TARGET_d3d12 "x86-64-windows-d3d12compute")
+# On x86-64 Windows the same kernels are also a GPU backend of the library (Backend::d3d12):
+# the reductions and the pooling. The normalization and its gradient sum float32 groups in
+# float64, which HLSL lacks; the reduction's gradient has not been built for HLSL.
+if (LPNORM_PLATFORM STREQUAL "x86-64-windows")
+    set(LPNORM_PLATFORM_GPU_BACKENDS d3d12)
+    set(LPNORM_GPU_LEFT_OUT_d3d12 normalize reduce_backward normalize_backward)
+endif ()
 # The Halide runtime feature of each GPU backend.
 set(LPNORM_RUNTIME_FEATURES_opencl "opencl-cl_doubles")
 set(LPNORM_RUNTIME_FEATURES_cuda "cuda")
+set(LPNORM_RUNTIME_FEATURES_d3d12 "d3d12compute")

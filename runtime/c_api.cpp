@@ -2,6 +2,7 @@
 #include <string>
 #include <type_traits>
 
+#include "gpu.h"
 #include "lpnorm/lpnorm.h"
 #include "lpnorm/lpnorm_c.h"
 
@@ -30,7 +31,7 @@ lpnorm::Status to_tensor(const lpnorm_tensor *t, const char *name, lpnorm::Tenso
             ErrorCode::invalid_argument,
             std::string(name) + ".dtype = " + std::to_string(t->dtype) + " is not an lpnorm_dtype");
     }
-    if (t->memory < 0 || t->memory > static_cast<int32_t>(lpnorm::Memory::opencl)) {
+    if (!lpnorm::rt::is_memory(t->memory)) {
         return lpnorm::Status(ErrorCode::invalid_argument,
                               std::string(name) + ".memory = " + std::to_string(t->memory) +
                                   " is not an lpnorm_memory");
@@ -56,7 +57,7 @@ lpnorm::Status to_backend(const char *name, lpnorm::Backend *out) {
     if (!lpnorm::parse_backend(name, out)) {
         return lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
                               std::string("backend = ") + (name ? name : "(null)") +
-                                  " is not one of auto_select, cpu, opencl, cuda");
+                                  " is not one of auto_select, cpu, opencl, cuda, d3d12");
     }
     return lpnorm::Status::Ok();
 }

@@ -22,6 +22,15 @@ extern "C" int halide_release_cl_context(void *user_context);
 extern "C" int halide_cuda_acquire_context(void *user_context, void **ctx, bool create);
 extern "C" int halide_cuda_release_context(void *user_context);
 #endif
+#if LPNORM_HAVE_D3D12
+#include "HalideRuntimeD3D12Compute.h"
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#define WIN32_LEAN_AND_MEAN
+#include <dxgi.h>
+#include <windows.h>
+#endif
 
 namespace lpnorm {
 namespace rt {
@@ -29,7 +38,7 @@ namespace {
 
 std::atomic<int> g_backend_override{-1};  // -1: not read from the environment yet
 
-// LPNORM_BACKEND=cpu|opencl|cuda|auto_select sets the override when that backend is compiled
+// LPNORM_BACKEND=cpu|opencl|cuda|d3d12|auto_select sets the override when that backend is compiled
 // (usable or not: a call then names why it cannot run); anything else is ignored.
 int backend_from_environment() {
     const char *env = std::getenv("LPNORM_BACKEND");
@@ -58,6 +67,16 @@ int acquire_context(Backend backend, void **context, void **queue) {
         halide_cuda_release_context(nullptr);
     }
 #endif
+#if LPNORM_HAVE_D3D12
+    if (backend == Backend::d3d12) {
+        halide_d3d12compute_device *device = nullptr;
+        halide_d3d12compute_command_queue *command_queue = nullptr;
+        code = halide_d3d12compute_acquire_context(nullptr, &device, &command_queue, true);
+        halide_d3d12compute_release_context(nullptr);
+        *context = device;
+        *queue = command_queue;
+    }
+#endif
     return code;
 }
 
@@ -68,9 +87,39 @@ const halide_device_interface_t *device_interface(Memory memory) {
 #if LPNORM_HAVE_CUDA
     if (memory == Memory::cuda) return halide_cuda_device_interface();
 #endif
+#if LPNORM_HAVE_D3D12
+    if (memory == Memory::d3d12) return halide_d3d12compute_device_interface();
+#endif
     (void)memory;
     return nullptr;
 }
+
+#if LPNORM_HAVE_D3D12
+// Why D3D12 cannot run here before Halide's D3D12 module is asked (empty: it may). That module
+// writes through a null pointer when DXGI lists no adapter (Wine without a display), and stops
+// the process when the HLSL compiler refuses a kernel, which Wine 8.0's does for every one of
+// them (docs/targets.md, "D3D12 compute"): neither may happen inside a call.
+std::string d3d12_blocker() {
+    const HMODULE ntdll = GetModuleHandleA("ntdll.dll");
+    if (ntdll != nullptr && GetProcAddress(ntdll, "wine_get_version") != nullptr) {
+        return "running under Wine, whose HLSL compiler refuses the kernels (docs/targets.md)";
+    }
+    const HMODULE dxgi = LoadLibraryA("dxgi.dll");
+    if (dxgi == nullptr) return "dxgi.dll does not load";
+    using CreateFactory = HRESULT(WINAPI *)(REFIID, void **);
+    const auto create = reinterpret_cast<CreateFactory>(GetProcAddress(dxgi, "CreateDXGIFactory1"));
+    IDXGIFactory1 *factory = nullptr;
+    if (create == nullptr ||
+        FAILED(create(__uuidof(IDXGIFactory1), reinterpret_cast<void **>(&factory)))) {
+        return "DXGI makes no factory";
+    }
+    IDXGIAdapter1 *adapter = nullptr;
+    const bool found = factory->EnumAdapters1(0, &adapter) != DXGI_ERROR_NOT_FOUND;
+    if (adapter != nullptr) adapter->Release();
+    factory->Release();
+    return found ? std::string() : "DXGI lists no adapter";
+}
+#endif
 
 struct Probe {
     bool usable = false;
@@ -88,10 +137,19 @@ const Probe &probe(Backend backend) {
                        " kernels in this build (CMake option LPNORM_GPU_BACKENDS)";
             return;
         }
+#if LPNORM_HAVE_D3D12
+        if (backend == Backend::d3d12) {
+            const std::string blocker = d3d12_blocker();
+            if (!blocker.empty()) {
+                p.detail = "no usable d3d12 device: " + blocker;
+                return;
+            }
+        }
+#endif
         install_halide_handlers();
         // A one-element device allocation loads the driver library and creates the context
         // the way a kernel call does (acquiring the context alone does not load the library).
-        const Memory memory = backend == Backend::opencl ? Memory::opencl : Memory::cuda;
+        const Memory memory = gpu_api(backend)->memory;
         uint8_t byte = 0;
         halide_dimension_t dim(0, 1, 1);
         halide_buffer_t probe_buffer{};
@@ -105,7 +163,7 @@ const Probe &probe(Backend backend) {
         if (code == 0) code = acquire_context(backend, &context, &queue);
         p.usable = code == 0 && context != nullptr;
         if (p.usable) {
-            p.detail = backend == Backend::opencl ? "OpenCL device ready" : "CUDA device ready";
+            p.detail = std::string(gpu_api(backend)->api) + " device ready";
             // Host tensors on a GPU backend get device memory per call: reuse it.
             halide_reuse_device_allocations(nullptr, true);
         } else {
@@ -163,29 +221,27 @@ Status choose_backend(const Tensor *const *tensors, const char *const *names, in
     const Memory memory = input.memory;
     Backend b = backend_override();
     if (b == Backend::auto_select) {
-        b = memory == Memory::cuda     ? Backend::cuda
-            : memory == Memory::opencl ? Backend::opencl
-                                       : Backend::cpu;
+        b = Backend::cpu;
+        for (const GpuApi &a : kGpuApis) {
+            if (a.memory == memory) b = a.backend;
+        }
     }
-    const bool readable = memory == Memory::host ||
-                          (memory == Memory::cuda && b == Backend::cuda) ||
-                          (memory == Memory::opencl && b == Backend::opencl);
+    const bool readable = memory == Memory::host || (is_gpu(b) && gpu_api(b)->memory == memory);
     if (!readable) {
         return Status(ErrorCode::invalid_argument,
                       std::string("input.memory = ") + memory_name(memory) +
                           " cannot be read by backend " + backend_name(b) +
                           " (set_backend or LPNORM_BACKEND)");
     }
-    if (memory == Memory::opencl) {
+    if (is_handle_memory(memory)) {
         for (int k = 0; k < count; k++) {
             const Tensor *t = tensors[k];
             for (int i = 0; i < t->rank; i++) {
                 if (t->strides[i] < 0) {
-                    return Status(
-                        ErrorCode::invalid_argument,
-                        std::string(names[k]) + ".strides[" + std::to_string(i) +
-                            "] = " + std::to_string(t->strides[i]) +
-                            " is negative: an OpenCL buffer starts at element (0, ..., 0)");
+                    return Status(ErrorCode::invalid_argument,
+                                  std::string(names[k]) + ".strides[" + std::to_string(i) +
+                                      "] = " + std::to_string(t->strides[i]) + " is negative: " +
+                                      memory_api(memory) + " buffers start at element (0, ..., 0)");
                 }
             }
         }
@@ -213,6 +269,9 @@ Status GpuBinding::attach() {
 #if LPNORM_HAVE_CUDA
     if (memory_ == Memory::cuda) code = halide_cuda_wrap_device_ptr(nullptr, buffer_, handle);
 #endif
+#if LPNORM_HAVE_D3D12
+    if (memory_ == Memory::d3d12) code = halide_d3d12compute_wrap_buffer(nullptr, buffer_, handle);
+#endif
     if (code != 0) {
         return halide_failure(std::string("wrapping ") + name_ + ".data", code);
     }
@@ -237,6 +296,9 @@ void GpuBinding::release() {
 #endif
 #if LPNORM_HAVE_CUDA
         if (memory_ == Memory::cuda) halide_cuda_detach_device_ptr(nullptr, buffer_);
+#endif
+#if LPNORM_HAVE_D3D12
+        if (memory_ == Memory::d3d12) halide_d3d12compute_detach_buffer(nullptr, buffer_);
 #endif
         wrapped_ = false;
     } else if (memory_ == Memory::host && buffer_->device != 0) {
@@ -365,13 +427,15 @@ const char *backend_name(Backend backend) {
     case Backend::cpu: return "cpu";
     case Backend::opencl: return "opencl";
     case Backend::cuda: return "cuda";
+    case Backend::d3d12: return "d3d12";
     }
     return "unknown";
 }
 
 bool parse_backend(const char *name, Backend *out) {
     if (name == nullptr) return false;
-    for (Backend b : {Backend::auto_select, Backend::cpu, Backend::opencl, Backend::cuda}) {
+    for (int i = 0; i < rt::kNumBackends; i++) {
+        const Backend b = Backend(i);
         if (std::strcmp(name, backend_name(b)) == 0) {
             *out = b;
             return true;
@@ -407,9 +471,10 @@ Status set_backend(Backend backend) {
 std::vector<BackendStatus> backends() {
     std::vector<BackendStatus> out;
     out.push_back(BackendStatus{Backend::cpu, true, true, "host CPU"});
-    for (Backend b : {Backend::opencl, Backend::cuda}) {
-        const rt::Probe &p = rt::probe(b);
-        out.push_back(BackendStatus{b, rt::backend_compiled(b), p.usable, p.detail});
+    for (const rt::GpuApi &a : rt::kGpuApis) {
+        const rt::Probe &p = rt::probe(a.backend);
+        out.push_back(
+            BackendStatus{a.backend, rt::backend_compiled(a.backend), p.usable, p.detail});
     }
     return out;
 }
@@ -420,9 +485,9 @@ Status gpu_context(Backend backend, void **context, void **queue) {
                       context == nullptr ? "context is null" : "queue is null");
     }
     if (!rt::is_gpu(backend)) {
-        return Status(ErrorCode::invalid_argument, std::string("backend = ") +
-                                                       backend_name(backend) +
-                                                       " has no GPU context: use opencl or cuda");
+        return Status(ErrorCode::invalid_argument,
+                      std::string("backend = ") + backend_name(backend) +
+                          " has no GPU context: use opencl, cuda or d3d12");
     }
     Status s = rt::backend_usable(backend);
     if (!s.ok()) return s;

@@ -12,8 +12,44 @@
 
 namespace lpnorm::rt {
 
-inline bool is_gpu(Backend backend) {
-    return backend == Backend::opencl || backend == Backend::cuda;
+// The GPU backends, in the order of backends(), each with the memory its kernels read and
+// write in place and the API's name.
+struct GpuApi {
+    Backend backend;
+    Memory memory;
+    const char *api;
+};
+inline constexpr GpuApi kGpuApis[] = {
+    {Backend::opencl, Memory::opencl, "OpenCL"},
+    {Backend::cuda, Memory::cuda, "CUDA"},
+    {Backend::d3d12, Memory::d3d12, "D3D12"},
+};
+
+inline const GpuApi *gpu_api(Backend backend) {
+    for (const GpuApi &a : kGpuApis) {
+        if (a.backend == backend) return &a;
+    }
+    return nullptr;
+}
+
+inline bool is_gpu(Backend backend) { return gpu_api(backend) != nullptr; }
+
+// The API's name for device memory ("OpenCL", "CUDA", "D3D12"), "host" for host memory.
+inline const char *memory_api(Memory memory) {
+    for (const GpuApi &a : kGpuApis) {
+        if (a.memory == memory) return a.api;
+    }
+    return "host";
+}
+
+// A value of the Memory enum (host, cuda, opencl, d3d12).
+inline bool is_memory(int memory) { return memory >= 0 && memory <= int(Memory::d3d12); }
+
+// Device memory named by a handle (a cl_mem, an ID3D12Resource) rather than an address: element
+// (0, ..., 0) is at offset 0, so no stride may be negative, and two tensors overlap only when
+// they are the same handle.
+inline bool is_handle_memory(Memory memory) {
+    return memory == Memory::opencl || memory == Memory::d3d12;
 }
 
 // OK when `backend`'s driver loads and a device answers (probed once per process), else

@@ -170,7 +170,7 @@ const NormalizeBackwardKernel *find_gpu_normalize_backward_kernel(GroupedPattern
 const PoolBackwardKernel *find_gpu_pool_backward_kernel(int spatial, DType dtype, Backend backend);
 // True when at least one kernel was compiled for GPU `backend`.
 bool backend_compiled(Backend backend);
-constexpr int kNumBackends = 4;  // indexed by Backend
+constexpr int kNumBackends = int(Backend::d3d12) + 1;  // indexed by Backend
 
 // The next ISA of the same architecture to fall back to (avx512 -> avx2 -> sse41,
 // neon_fp16 -> neon), or Isa::auto_detect when there is none.

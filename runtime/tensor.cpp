@@ -49,6 +49,7 @@ const char *memory_name(Memory memory) {
     case Memory::host: return "host";
     case Memory::cuda: return "cuda";
     case Memory::opencl: return "opencl";
+    case Memory::d3d12: return "d3d12";
     }
     return "invalid";
 }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "gpu.h"
+
 namespace lpnorm::rt {
 
 std::string format_shape(const int64_t *shape, int rank) {
@@ -66,7 +68,7 @@ Status validate_tensor(const Tensor &t, const char *name) {
         return Status(ErrorCode::invalid_argument,
                       n + ".dtype = " + std::to_string(int(t.dtype)) + " is not a dtype");
     }
-    if (t.memory != Memory::host && t.memory != Memory::cuda && t.memory != Memory::opencl) {
+    if (!is_memory(int(t.memory))) {
         return Status(ErrorCode::invalid_argument,
                       n + ".memory = " + std::to_string(int(t.memory)) + " is not a Memory");
     }
@@ -200,11 +202,11 @@ Status validate_output(const Tensor &input, const Tensor &output, const Shape &e
 Status check_no_overlap(const Tensor &input, const char *input_name, const Tensor &output,
                         const char *output_name) {
     const std::string in_name = input_name, out_name = output_name;
-    // An OpenCL cl_mem is a handle, not an address: only the same handle overlaps.
-    if (input.memory == Memory::opencl && output.memory == Memory::opencl) {
+    // A cl_mem or an ID3D12Resource is a handle, not an address: only the same handle overlaps.
+    if (is_handle_memory(input.memory) && input.memory == output.memory) {
         if (input.data == output.data) {
-            return Status(ErrorCode::aliasing,
-                          in_name + " and " + out_name + " are the same OpenCL buffer");
+            return Status(ErrorCode::aliasing, in_name + " and " + out_name + " are the same " +
+                                                   memory_api(input.memory) + " buffer");
         }
         return Status::Ok();
     }

@@ -161,7 +161,7 @@ BackendStatus backend_status(Backend backend) {
 
 bool backend_lacks_dtype(DType dtype, const std::string &op) {
     const Backend backend = backend_override();
-    if (backend != Backend::opencl && backend != Backend::cuda) return false;
+    if (backend == Backend::auto_select || backend == Backend::cpu) return false;
     for (const VariantInfo &v : compiled_variants()) {
         if (v.backend == backend && v.op == op && v.dtype == dtype) return false;
     }
@@ -283,7 +283,7 @@ class GpuBackendEnvironment : public ::testing::Environment {
 public:
     void SetUp() override {
         const Backend chosen = backend_override();
-        if (chosen != Backend::opencl && chosen != Backend::cuda) return;
+        if (chosen == Backend::auto_select || chosen == Backend::cpu) return;
         const BackendStatus b = backend_status(chosen);
         if (!b.usable) {
             GTEST_SKIP() << "LPNORM_BACKEND=" << backend_name(chosen)

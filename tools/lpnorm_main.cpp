@@ -81,19 +81,21 @@ format 1.0/2.0/3.0, dtypes float16/32/64, bfloat16 (as '<V2'), int8..int64, uint
 Exit status: 0 on success, 1 on bad input data or a library error, 2 on a bad command line.
 )";
 
-// Columns of the variant table: the ISAs (indexed by Isa), then the GPU backends.
+// Columns of the variant table: the ISAs (indexed by Isa), then the GPU backends (opencl, cuda,
+// d3d12: Backend's values from opencl on).
 constexpr int kIsaColumns = static_cast<int>(Isa::neon_fp16) + 1;
-constexpr int kIsaSlots = kIsaColumns + 2;
+constexpr int kFirstGpuBackend = static_cast<int>(Backend::opencl);
+constexpr int kIsaSlots = kIsaColumns + static_cast<int>(Backend::d3d12) - kFirstGpuBackend + 1;
 
 int column_of(const VariantInfo &v) {
-    if (v.backend == Backend::opencl) return kIsaColumns;
-    if (v.backend == Backend::cuda) return kIsaColumns + 1;
+    if (v.backend != Backend::cpu)
+        return kIsaColumns + static_cast<int>(v.backend) - kFirstGpuBackend;
     return static_cast<int>(v.isa);
 }
 
 const char *column_name(int i) {
-    if (i == kIsaColumns) return backend_name(Backend::opencl);
-    if (i == kIsaColumns + 1) return backend_name(Backend::cuda);
+    if (i >= kIsaColumns)
+        return backend_name(static_cast<Backend>(i - kIsaColumns + kFirstGpuBackend));
     return isa_name(static_cast<Isa>(i));
 }
 
@@ -166,7 +168,7 @@ int cmd_info(int argc, char **argv) {
     const int threads = num_threads();
     std::printf("\nthreads: %d%s (hardware threads: %u)\n", threads,
                 threads == 0 ? " = one per core" : "", std::thread::hardware_concurrency());
-    std::printf("backend: %s (override with LPNORM_BACKEND=cpu|opencl|cuda)\n",
+    std::printf("backend: %s (override with LPNORM_BACKEND=cpu|opencl|cuda|d3d12)\n",
                 backend_name(backend_override()));
     for (const BackendStatus &b : backends()) {
         std::printf("  %-7s compiled %-3s usable %-3s %s\n", backend_name(b.backend),

@@ -267,17 +267,21 @@ void set_parallel_for(ParallelFor parallel_for, void *pool);
 // ---- Backends and device memory ----------------------------------------------------------
 
 // Where kernels run: `cpu` runs the ISA variants above; a GPU backend runs the kernels compiled
-// for that API (CMake option LPNORM_GPU_BACKENDS). GPU kernels take tensors of up to 2^31 - 1
-// elements per dim and stride, and no partial chunks: larger ones get `too_large` (use cpu).
-enum class Backend : int { auto_select = 0, cpu = 1, opencl = 2, cuda = 3 };
+// for that API (CMake option LPNORM_GPU_BACKENDS: opencl and cuda on x86-64 Linux, d3d12 on
+// x86-64 Windows). GPU kernels take tensors of up to 2^31 - 1 elements per dim and stride, and
+// no partial chunks: larger ones get `too_large` (use cpu). d3d12 has the reductions and the
+// pooling of float32 and float16 (docs/targets.md, "D3D12 compute"); its other calls get
+// `unsupported`.
+enum class Backend : int { auto_select = 0, cpu = 1, opencl = 2, cuda = 3, d3d12 = 4 };
 
 const char *backend_name(Backend backend);
 bool parse_backend(const char *name, Backend *out);
 
 // The backend of the next calls. auto_select (the default) runs where the tensors live: host
-// memory on the CPU, Memory::cuda on CUDA, Memory::opencl on OpenCL. A GPU backend set here
-// also takes host tensors, copying the input in and the output back. Input and output must
-// live in the same memory. LPNORM_BACKEND=cpu|opencl|cuda sets it when the library starts.
+// memory on the CPU, Memory::cuda on CUDA, Memory::opencl on OpenCL, Memory::d3d12 on D3D12. A
+// GPU backend set here also takes host tensors, copying the input in and the output back. Input
+// and output must live in the same memory. LPNORM_BACKEND=cpu|opencl|cuda|d3d12 sets it when
+// the library starts.
 // Fails with `unsupported` when `backend` was not compiled.
 Status set_backend(Backend backend);
 Backend backend_override();
@@ -289,13 +293,14 @@ struct BackendStatus {
     std::string detail;  // why not usable, or the API's name
 };
 
-// cpu, opencl and cuda, in that order.
+// cpu, opencl, cuda and d3d12, in that order.
 std::vector<BackendStatus> backends();
 
 // The context (and OpenCL command queue) lpnorm's GPU kernels run in, created on first use:
-// allocate Memory::cuda and Memory::opencl tensors there. cuda: *context is a CUcontext and
-// *queue is null (the default stream); opencl: a cl_context and a cl_command_queue. Every call
-// returns after its kernels finished. Fails with `unsupported` when the backend is not usable.
+// allocate Memory::cuda, Memory::opencl and Memory::d3d12 tensors there. cuda: *context is a
+// CUcontext and *queue is null (the default stream); opencl: a cl_context and a
+// cl_command_queue; d3d12: an ID3D12Device and an ID3D12CommandQueue. Every call returns after
+// its kernels finished. Fails with `unsupported` when the backend is not usable.
 Status gpu_context(Backend backend, void **context, void **queue);
 
 // ---- Introspection -----------------------------------------------------------------------

@@ -44,9 +44,10 @@ typedef enum lpnorm_empty_axes {
 
 /* Where a tensor's elements live ("Backends and device memory" in lpnorm.h). */
 typedef enum lpnorm_memory {
-    LPNORM_MEMORY_HOST = 0,  /* `data` is a CPU pointer */
-    LPNORM_MEMORY_CUDA = 1,  /* a CUdeviceptr (cast to void *) in lpnorm's CUDA context */
-    LPNORM_MEMORY_OPENCL = 2 /* a cl_mem of lpnorm's OpenCL context */
+    LPNORM_MEMORY_HOST = 0,   /* `data` is a CPU pointer */
+    LPNORM_MEMORY_CUDA = 1,   /* a CUdeviceptr (cast to void *) in lpnorm's CUDA context */
+    LPNORM_MEMORY_OPENCL = 2, /* a cl_mem of lpnorm's OpenCL context */
+    LPNORM_MEMORY_D3D12 = 3   /* an ID3D12Resource * (a buffer) on lpnorm's D3D12 device */
 } lpnorm_memory;
 
 /* A view of caller memory. `strides` (in elements) may be NULL for dense row-major. A tensor
@@ -160,11 +161,13 @@ void lpnorm_set_parallel_for(void (*parallel_for)(void *pool, int32_t count,
                                                   void *context),
                              void *pool);
 
-/* "auto_select" (run where the tensors live), "cpu", "opencl" or "cuda" (host tensors are copied
- * in and out): lpnorm::set_backend. Fails when the backend is not compiled or not usable here. */
+/* "auto_select" (run where the tensors live), "cpu", "opencl", "cuda" or "d3d12" (host tensors are
+ * copied in and out): lpnorm::set_backend. Fails when the backend is not compiled or not usable
+ * here. */
 int lpnorm_set_backend(const char *backend);
-/* The context (and OpenCL command queue; NULL for CUDA) lpnorm's GPU kernels run in, for
- * allocating LPNORM_MEMORY_CUDA and LPNORM_MEMORY_OPENCL tensors: lpnorm::gpu_context. */
+/* The context (and OpenCL or D3D12 command queue; NULL for CUDA) lpnorm's GPU kernels run in,
+ * for allocating LPNORM_MEMORY_CUDA, LPNORM_MEMORY_OPENCL and LPNORM_MEMORY_D3D12 tensors:
+ * lpnorm::gpu_context (for D3D12 the ID3D12Device and its ID3D12CommandQueue). */
 int lpnorm_gpu_context(const char *backend, void **context, void **queue);
 const char *lpnorm_version(void);
 

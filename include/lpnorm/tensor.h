@@ -42,6 +42,8 @@ enum class Memory : uint8_t {
     host = 0,    // `data` is a CPU pointer
     cuda = 1,    // `data` is a CUdeviceptr (cast to void *) in lpnorm's CUDA context
     opencl = 2,  // `data` is a cl_mem of lpnorm's OpenCL context; element (0, ..., 0) at offset 0
+    d3d12 = 3,   // `data` is an ID3D12Resource * (a buffer) on lpnorm's D3D12 device; element
+                 // (0, ..., 0) at offset 0
 };
 
 const char *memory_name(Memory memory);

@@ -91,7 +91,7 @@ void add_reduce_rows(std::vector<Row> *rows) {
             return of_c(reduce3(&i, &o));
         },
         kInvalid, {"output.dtype = 99"});
-    for (int memory : {3, -1}) {
+    for (int memory : {4, -1}) {
         add("c.tensor_memory", "input memory code " + std::to_string(memory),
             [memory](Buffers &b) {
                 auto i = c_in(b);
@@ -443,7 +443,7 @@ void add_set_isa_rows(std::vector<Row> *rows) {
 }
 
 void add_backend_rows(std::vector<Row> *rows) {
-    for (const char *name : {"d3d12", "OpenCL", "", "cuda "}) {
+    for (const char *name : {"vulkan", "OpenCL", "", "cuda "}) {
         const std::string n = name;
         rows->push_back({"lpnorm_set_backend",
                          "c.backend_name",
