@@ -87,18 +87,22 @@ endfunction()
 # (generators/CMakeLists.txt).
 set(LPNORM_GENERATOR lpnorm::halide_generators::lpnorm_generators)
 
-# _lpnorm_isa_builds(<out-var> <isa> <dtype> [<reducer>]): whether <isa> gets a kernel of
-# <dtype> (and <reducer>). LPNORM_ISA_DTYPES_<isa> and LPNORM_ISA_REDUCERS_<isa> restrict an
-# ISA to the kernels it changes; the runtime runs the next ISA's kernel for the others. The
-# platforms set them where an ISA changes only some kernels; a build may set them (cache) for
-# another ISA, as the test job does for AVX-512 on machines that cannot run it.
-function(_lpnorm_isa_builds out_var isa dtype)
+# _lpnorm_isa_builds(<out-var> <isa> <op> <dtype> [<reducer>]): whether <isa> gets a kernel of
+# op <op> (reduce, pool, normalize, reduce_backward, normalize_backward, pool_backward), <dtype>
+# (and <reducer>). LPNORM_ISA_OPS_<isa>, LPNORM_ISA_DTYPES_<isa> and LPNORM_ISA_REDUCERS_<isa>
+# restrict an ISA to the kernels it changes; the runtime runs the next ISA's kernel for the
+# others. The platforms set them where an ISA changes only some kernels; a build may set them
+# (cache) for another ISA, as the test job does for AVX-512 on machines that cannot run it.
+function(_lpnorm_isa_builds out_var isa op dtype)
     set(result TRUE)
+    if (DEFINED LPNORM_ISA_OPS_${isa} AND NOT op IN_LIST LPNORM_ISA_OPS_${isa})
+        set(result FALSE)
+    endif ()
     if (DEFINED LPNORM_ISA_DTYPES_${isa} AND NOT dtype IN_LIST LPNORM_ISA_DTYPES_${isa})
         set(result FALSE)
     endif ()
-    if (ARGC GREATER 3 AND DEFINED LPNORM_ISA_REDUCERS_${isa}
-        AND NOT ARGV3 IN_LIST LPNORM_ISA_REDUCERS_${isa})
+    if (ARGC GREATER 4 AND DEFINED LPNORM_ISA_REDUCERS_${isa}
+        AND NOT ARGV4 IN_LIST LPNORM_ISA_REDUCERS_${isa})
         set(result FALSE)
     endif ()
     set(${out_var} ${result} PARENT_SCOPE)
@@ -188,7 +192,7 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
                 endif ()
                 foreach (reducer IN LISTS LPNORM_REDUCERS)
                     foreach (dtype IN LISTS LPNORM_DTYPES)
-                        _lpnorm_isa_builds(wanted "${isa}" "${dtype}" "${reducer}")
+                        _lpnorm_isa_builds(wanted "${isa}" reduce "${dtype}" "${reducer}")
                         if (NOT wanted)
                             continue()
                         endif ()
@@ -254,7 +258,7 @@ function(lpnorm_add_pool_kernels objects_var table_var)
                 continue()
             endif ()
             foreach (dtype IN LISTS LPNORM_DTYPES)
-                _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
+                _lpnorm_isa_builds(wanted "${isa}" pool "${dtype}")
                 if (NOT dtype IN_LIST LPNORM_POOL_DTYPES OR NOT wanted)
                     continue()
                 endif ()
@@ -309,7 +313,7 @@ function(lpnorm_add_normalize_kernels objects_var table_var)
         endif ()
         foreach (pattern IN LISTS LPNORM_NORMALIZE_PATTERNS)
             foreach (dtype IN LISTS LPNORM_DTYPES)
-                _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
+                _lpnorm_isa_builds(wanted "${isa}" normalize "${dtype}")
                 if (NOT dtype IN_LIST LPNORM_NORMALIZE_DTYPES OR NOT wanted)
                     continue()
                 endif ()
@@ -369,7 +373,7 @@ function(_lpnorm_add_gradient_kernels objects_var table_var op row patterns dtyp
         endif ()
         foreach (pattern IN LISTS patterns)
             foreach (dtype IN LISTS LPNORM_DTYPES)
-                _lpnorm_isa_builds(wanted "${isa}" "${dtype}")
+                _lpnorm_isa_builds(wanted "${isa}" "${op}" "${dtype}")
                 if (NOT dtype IN_LIST dtypes OR NOT wanted)
                     continue()
                 endif ()

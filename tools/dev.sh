@@ -17,7 +17,7 @@
 #   tools/dev.sh arm       cross-build for aarch64-linux-gnu, then run every test, `lpnorm info`
 #                          and `lpnorm demo --quick` under qemu-aarch64
 #   tools/dev.sh windows   cross-build for x86-64 Windows with MinGW-w64 (SSE4.1's kernels,
-#                          and AVX2's of float32),
+#                          AVX2's float32 reductions, D3D12's),
 #                          then run every test, `lpnorm info` and `lpnorm demo --quick` under
 #                          Wine
 #   tools/dev.sh android   build the Android arm64 kernels archive and headers (no NDK needed;
@@ -167,7 +167,7 @@ avx512_dtypes_flag() {
 
 # The test job's Linux build has the SSE4.1 kernels of int8 only, for the dispatch across ISAs
 # and the SSE4.1 codegen check: its Windows job (windows()) builds and runs SSE4.1's kernels of
-# every type, and AVX2's of float32, from the same generator code, which covers the
+# every type, and AVX2's float32 reductions, from the same generator code, which covers the
 # reproducibility between ISAs. So each x86 kernel is generated about once: SSE4.1's float32
 # and float64 ones took 400 of the 3030 core-seconds of the Linux build (2 cores). Every other
 # job builds them all.
@@ -269,13 +269,14 @@ arm() {
     "${lpnorm[@]}" demo --quick
 }
 
-# x86-64 Windows: the library, the tests and the CLI, built with MinGW-w64; ctest runs them
-# under Wine (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain), at native speed. A reduced
-# kernel set, as in the sanitize job: SSE4.1's kernels of every dtype and op, which the test
-# job's Linux build has only for int8 (sse41_dtypes_flag), and AVX2's of float32, so that the
-# dispatch takes both ISAs an AVX2 host has (float64's would add about 2 minutes of kernel
-# generation). A wineserver kept alive for the run makes each test's start 0.06 s instead of
-# 3 s.
+# x86-64 Windows: the library, the tests and the CLI, built with MinGW-w64, with the D3D12
+# backend; ctest runs them under Wine (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain), at
+# native speed. A reduced kernel set, as in the sanitize job: SSE4.1's kernels of every dtype
+# and op, which the test job's Linux build has only for int8 (sse41_dtypes_flag), and AVX2's
+# float32 reductions, so that the dispatch takes both ISAs an AVX2 host has and the
+# reproducibility test compares them. AVX2's other float32 kernels took 155 of the job's 1635
+# core-seconds (the pooling gradients most), and float64's would add about 2 minutes more. A
+# wineserver kept alive for the run makes each test's start 0.06 s instead of 3 s.
 windows() {
     build_generator
     # The D3D12 kernels library (the Linux build makes it), for the test that runs one of them.
@@ -283,7 +284,7 @@ windows() {
     cmake -S "$root" -B "$windows_build_dir" -G Ninja \
         --toolchain "$root/cmake/toolchains/x86_64-w64-mingw32.cmake" -DCMAKE_BUILD_TYPE=Release \
         -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON "-DLPNORM_ISAS=sse41;avx2" \
-        "-DLPNORM_ISA_DTYPES_avx2=float32" \
+        "-DLPNORM_ISA_DTYPES_avx2=float32" -DLPNORM_ISA_OPS_avx2=reduce \
         "-Dlpnorm-halide_generators_DIR=$build_dir/cmake" "-DLPNORM_KERNEL_CACHE=$kernel_cache" \
         "-DLPNORM_D3D12_LIBRARY=$build_dir/d3d12/lpnorm_kernels_d3d12.lib"
     cmake --build "$windows_build_dir" -j "$jobs"
