@@ -13,16 +13,19 @@
 namespace lpnorm::rt {
 
 // The GPU backends, in the order of backends(), each with the memory its kernels read and
-// write in place and the API's name.
+// write in place and the API's name. `handle`: that memory is named by a handle (a cl_mem, an
+// ID3D12Resource) rather than an address, so element (0, ..., 0) is at offset 0 (no stride
+// may be negative) and two tensors overlap only when they are the same handle.
 struct GpuApi {
     Backend backend;
     Memory memory;
     const char *api;
+    bool handle;
 };
 inline constexpr GpuApi kGpuApis[] = {
-    {Backend::opencl, Memory::opencl, "OpenCL"},
-    {Backend::cuda, Memory::cuda, "CUDA"},
-    {Backend::d3d12, Memory::d3d12, "D3D12"},
+    {Backend::opencl, Memory::opencl, "OpenCL", true},
+    {Backend::cuda, Memory::cuda, "CUDA", false},
+    {Backend::d3d12, Memory::d3d12, "D3D12", true},
 };
 
 inline const GpuApi *gpu_api(Backend backend) {
@@ -45,11 +48,12 @@ inline const char *memory_api(Memory memory) {
 // A value of the Memory enum (host, cuda, opencl, d3d12).
 inline bool is_memory(int memory) { return memory >= 0 && memory <= int(Memory::d3d12); }
 
-// Device memory named by a handle (a cl_mem, an ID3D12Resource) rather than an address: element
-// (0, ..., 0) is at offset 0, so no stride may be negative, and two tensors overlap only when
-// they are the same handle.
+// Device memory named by a handle (GpuApi::handle).
 inline bool is_handle_memory(Memory memory) {
-    return memory == Memory::opencl || memory == Memory::d3d12;
+    for (const GpuApi &a : kGpuApis) {
+        if (a.memory == memory) return a.handle;
+    }
+    return false;
 }
 
 // OK when `backend`'s driver loads and a device answers (probed once per process), else
