@@ -172,6 +172,25 @@ TEST(GpuBackends, DeviceMemoryOnAnotherBackendIsRefused) {
     }
 }
 
+// A D3D12 buffer, like an OpenCL one, is a handle whose element (0, ..., 0) is at offset 0: a
+// negative stride is refused by name before the backend is even probed, on any build.
+TEST(GpuBackends, NegativeStridesOfAD3D12BufferAreRefusedByName) {
+    ScopedBackend restore;
+    ASSERT_TRUE(set_backend(Backend::auto_select).ok());
+    float x[4] = {1, 2, 3, 4}, y = -1;
+    Tensor in = Tensor::contiguous(x + 3, DType::float32, {4});
+    in.strides[0] = -1;
+    Tensor out = Tensor::contiguous(&y, DType::float32, std::vector<int64_t>{});
+    in.memory = out.memory = Memory::d3d12;
+    const Status s = reduce(in, out, ReduceParams{});
+    EXPECT_EQ(s.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(s.message().find("input.strides[0] = -1 is negative: D3D12 buffers start at "
+                               "element (0, ..., 0)"),
+              std::string::npos)
+        << s.message();
+    EXPECT_EQ(y, -1.0f);  // nothing written
+}
+
 #if LPNORM_TEST_OPENCL
 // A cl_mem in lpnorm's OpenCL context, filled from and read back to the host.
 class ClBuffer {
