@@ -311,6 +311,7 @@ KernelBuffers::KernelBuffers(
     std::initializer_list<std::pair<halide_buffer_t *, const char *>> inputs,
     halide_buffer_t *output, const char *output_name)
     : gpu_(gpu), output_(output, memory, true, output_name) {
+    if (!gpu) return;  // host buffers need no binding (and a small call no allocation)
     for (const auto &[buffer, name] : inputs) {
         inputs_.push_back(std::make_unique<GpuBinding>(buffer, memory, false, name));
     }
