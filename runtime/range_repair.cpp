@@ -278,8 +278,8 @@ SumRange power_sum_range(DType input, DType acc, double p, int64_t terms) {
     range.can_overflow = p * in.max + log_terms >= acc_max;
     range.can_underflow = p * in.min < acc_min_normal;
     // A term lost to underflow is off by at most 2^acc_min_normal; below this sum, `terms` of
-    // them could reach 2^-(mantissa + 8) of it. (Only read when can_underflow: an exp2 is a
-    // tenth of a small call's checks.)
+    // them could reach 2^-(mantissa + 8) of it. Only read when can_underflow, and only
+    // computed then: the exp2 was a few percent of a small reduction's call.
     if (range.can_underflow) {
         range.low = std::exp2((acc_min_normal + log_terms + mantissa + 8) / p);
     }

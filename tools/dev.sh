@@ -169,9 +169,10 @@ avx512_dtypes_flag() {
 # The test job's Linux build has no SSE4.1 kernels: its Windows job (windows()) builds and runs
 # SSE4.1's kernels of every type, and AVX2's and AVX-512's float32 reductions, from the same
 # generator code, and covers the dispatch across the ISAs, the reproducibility between them
-# and SSE4.1's codegen check (on COFF objects). So each x86 kernel is generated about once: SSE4.1's int8
-# kernels took 71 of the Linux build's 2488 core-seconds (2 cores), its float32 and float64
-# ones 400 more. Linux ctest without them: 1143/1143. Every other job builds them all.
+# and SSE4.1's codegen check (on COFF objects). So each x86 kernel is generated about once:
+# SSE4.1's int8 kernels took 71 of the Linux build's 2488 core-seconds (2 cores), its float32
+# and float64 ones 400 more. Linux ctest without them: 1143/1143. Every other job builds them
+# all.
 # configure() also clears LPNORM_ISA_DTYPES_sse41, which the test job set in older build trees.
 isas_flag() {
     if [ "$job" = test ]; then
