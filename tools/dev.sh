@@ -17,7 +17,8 @@
 #   tools/dev.sh arm       cross-build for aarch64-linux-gnu, then run every test, `lpnorm info`
 #                          and `lpnorm demo --quick` under qemu-aarch64
 #   tools/dev.sh windows   cross-build for x86-64 Windows with MinGW-w64 (SSE4.1's kernels,
-#                          AVX2's and AVX-512's float32 reductions, D3D12's),
+#                          AVX2's float32 reductions and AVX-512's where the host runs
+#                          them, D3D12's),
 #                          then run every test, `lpnorm info` and `lpnorm demo --quick` under
 #                          Wine
 #   tools/dev.sh android   build the Android arm64 kernels archive and headers (no NDK needed;
@@ -167,12 +168,12 @@ avx512_dtypes_flag() {
 }
 
 # The test job's Linux build has no SSE4.1 kernels: its Windows job (windows()) builds and runs
-# SSE4.1's kernels of every type, and AVX2's and AVX-512's float32 reductions, from the same
-# generator code, and covers the dispatch across the ISAs, the reproducibility between them
-# and SSE4.1's codegen check (on COFF objects). So each x86 kernel is generated about once:
-# SSE4.1's int8 kernels took 71 of the Linux build's 2488 core-seconds (2 cores), its float32
-# and float64 ones 400 more. Linux ctest without them: 1143/1143. Every other job builds them
-# all.
+# SSE4.1's kernels of every type, and AVX2's (and an AVX-512 host's) float32 reductions, from
+# the same generator code, and covers the dispatch across the ISAs, the reproducibility
+# between them and SSE4.1's codegen check (on COFF objects). So each x86 kernel is generated
+# about once: SSE4.1's int8 kernels took 71 of the Linux build's 2488 core-seconds (2 cores),
+# its float32 and float64 ones 400 more. Linux ctest without them: 1143/1143. Every other job
+# builds them all.
 # configure() also clears LPNORM_ISA_DTYPES_sse41, which the test job set in older build trees.
 isas_flag() {
     if [ "$job" = test ]; then
@@ -276,19 +277,28 @@ arm() {
 # x86-64 Windows: the library, the tests and the CLI, built with MinGW-w64, with the D3D12
 # backend; ctest runs them under Wine (CMAKE_CROSSCOMPILING_EMULATOR of the toolchain), at
 # native speed. A reduced kernel set, as in the sanitize job: SSE4.1's kernels of every dtype
-# and op, which the test job's Linux build does not have (isas_flag), and AVX2's and
-# AVX-512's float32 reductions, so that the dispatch takes every ISA the host has and the
-# reproducibility test compares them (on a host without AVX-512, its kernels are compiled and
-# their COFF code checked). AVX2's other float32 kernels took 155 of the job's 1635
-# core-seconds (the pooling gradients most), and float64's would add about 2 minutes more. A
-# wineserver kept alive for the run makes each test's start 0.06 s instead of 3 s.
+# and op, which the test job's Linux build does not have (isas_flag), and AVX2's float32
+# reductions, and on a host with AVX-512 that ISA's too, so that the dispatch takes every ISA
+# the host has and the reproducibility test compares them. (Without AVX-512 the host could
+# only compile them; the Linux build checks AVX-512's code.) AVX2's other float32 kernels took
+# 155 of the job's 1635 core-seconds (the pooling gradients most), and float64's would add
+# about 2 minutes more. A wineserver kept alive for the run makes each test's start 0.06 s
+# instead of 3 s.
+host_runs_avx512() {
+    local feature
+    for feature in avx512f avx512cd avx512bw avx512dq avx512vl; do  # cpu_features.cpp's set
+        grep -qw "$feature" /proc/cpuinfo || return 1
+    done
+}
 windows() {
     build_generator
     # The D3D12 kernels library (the Linux build makes it), for the test that runs one of them.
     cmake --build "$build_dir" -j "$jobs" --target lpnorm_d3d12
+    local isas="sse41;avx2"
+    host_runs_avx512 && isas+=";avx512"
     cmake -S "$root" -B "$windows_build_dir" -G Ninja \
         --toolchain "$root/cmake/toolchains/x86_64-w64-mingw32.cmake" -DCMAKE_BUILD_TYPE=Release \
-        -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON "-DLPNORM_ISAS=sse41;avx2;avx512" \
+        -DLPNORM_BUILD_TESTS=ON -DLPNORM_BUILD_TOOLS=ON "-DLPNORM_ISAS=$isas" \
         "-DLPNORM_ISA_DTYPES_avx2=float32" -DLPNORM_ISA_OPS_avx2=reduce \
         "-DLPNORM_ISA_DTYPES_avx512=float32" -DLPNORM_ISA_OPS_avx512=reduce \
         "-Dlpnorm-halide_generators_DIR=$build_dir/cmake" "-DLPNORM_KERNEL_CACHE=$kernel_cache" \
