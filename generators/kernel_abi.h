@@ -76,13 +76,26 @@ constexpr int kMaxChainPower = 64;
 //   int fn(halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy, int32_t p_kind,
 //          double p, int32_t signed_pow, int32_t rescale, int32_t kernel_0, .., kernel_2,
 //          int32_t stride_0.., int32_t dilation_0.., int32_t padded_0.., int32_t taps_0..,
-//          int32_t first_window_0.., int32_t window_step_0.., halide_buffer_t *dx);
-// with the pooling kernels' dims and p_kind. x and dx are views of one phase of the forward's
-// input (every stride-th element of each spatial dim), y and dy the forward's output and its
-// gradient. Element i of the view reads, per spatial dim, the windows
-// o = i + first_window - j * window_step, j < taps, those with 0 <= o < y's extent; kernel,
-// stride, dilation and padded (input + both pads) count the taps inside input + pads for the
-// rescaled overhang.
+//          int32_t first_window_0.., int32_t window_step_0.., int32_t window_stride_0..,
+//          halide_buffer_t *dx);
+// with the pooling kernels' dims and p_kind. y and dy are the forward's output and its gradient;
+// x and dx are views of the forward's input: along each spatial dim either the whole dim or one
+// phase of its stride (every stride-th element). Element i of the view reads, per spatial dim,
+// the windows o = (i + first_window - j * window_step) / window_stride, j < taps, those where
+// the division is exact and 0 <= o < y's extent. A whole dim has taps = kernel, first_window =
+// the pad at its start, window_step = dilation and window_stride = stride; a phase has
+// window_stride = 1. kernel, stride, dilation and padded (input + both pads) count the taps
+// inside input + pads for the rescaled overhang.
+//
+// The kinds pool_backward_separable() names sum the windows one spatial dim at a time and take
+// whole dims, except a stride above kMaxSeparableStride0 along dim 0 (innermost), which takes
+// its phases. Every other kind takes the phases of every dim (window_stride = 1 throughout).
+constexpr int kMaxSeparableStride0 = 2;
+constexpr bool pool_backward_separable(int p_kind, int input_bits) {
+    // p = 2 divides by y per window, which is taken in float64: exact enough and without
+    // overflow for 16- and 32-bit inputs only.
+    return p_kind == kPool1 || (p_kind == kPool2 && input_bits <= 32);
+}
 
 // ---- Lp normalization ---------------------------------------------------------------------
 // Every normalization kernel has the C signature

@@ -47,6 +47,88 @@ Expr taps_inside_padded(const Expr &o, int d, const PoolBackwardWindows &w) {
     return min(w.kernel[d], (w.padded[d] - 1 - o * w.stride[d]) / w.dilation[d] + 1);
 }
 
+// The separable kinds' stages (pool_backward_algorithm.h); sets s.separable (undefined when the
+// input type has none) and s.separable_value (dx in s.compute_type).
+void define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, const Func &dy,
+                           const PoolBackwardWindows &w, const Expr &p_kind, const Expr &rescale,
+                           const Expr &kernel_size) {
+    const int spatial = int(s.vars.size()) - 2;
+    const Type f64 = Float(64);
+    const std::vector<Expr> args(s.vars.begin(), s.vars.end());
+    for (int kind : {abi::kPool1, abi::kPool2}) {
+        if (!abi::pool_backward_separable(kind, s.input_type.bits())) continue;
+        const Expr is_kind = s.kind_conditions[kind];
+        s.separable = s.separable.defined() ? (s.separable || is_kind) : is_kind;
+        s.separable_kinds.push_back(is_kind);
+    }
+    if (!s.separable.defined()) return;
+
+    // F dy / y or F dy per window, read at clamped coordinates so that any window can be asked
+    // for (0 outside the output): the sums below then read dense rows without tests.
+    std::vector<Expr> clamped = args;
+    Expr inside_output = const_true(), inside = make_one(f64);
+    for (int d = 0; d < spatial; d++) {
+        // likely: the loops are cut where it holds, so that rows read y and dy as vectors.
+        clamped[d] = clamp(likely(args[d]), 0, w.output_extent[d] - 1);
+        inside_output = inside_output && likely(args[d] >= 0 && args[d] < w.output_extent[d]);
+        inside *= cast(f64, s.inside[size_t(d)](clamped[d]));
+    }
+    const Expr norm = cast(f64, y(clamped)), grad = cast(f64, dy(clamped));
+    const Expr scaled = select(rescale != 0, grad * (cast(f64, kernel_size) / inside), grad);
+    const Expr factor = select(p_kind == abi::kPool2, scaled / norm, scaled);
+    s.window_factors = Func("window_factors");
+    s.window_factors(args) =
+        strict_float(select(inside_output && magnitude_bits(norm) != 0, factor, make_zero(f64)));
+
+    // Element i of dim d reads window (i + first - j step) / window_stride where that is exact.
+    auto window_of = [&](const Expr &i, int d, const Expr &j) {
+        return i + w.first_window[d] - j * w.window_step[d];
+    };
+    Func inner = s.window_factors;
+    for (int d = spatial - 1; d >= 1; d--) {
+        RDom j(0, w.taps[d], "j" + std::to_string(d));
+        const Expr numerator = window_of(args[d], d, j);
+        std::vector<Expr> at = args;
+        at[d] = numerator / w.window_stride[d];
+        s.outer_taps.insert(s.outer_taps.begin(), j);
+        Func sums("outer_sums" + std::to_string(d));
+        sums(args) = make_zero(f64);
+        sums(args) +=
+            strict_float(select(numerator % w.window_stride[d] == 0, inner(at), make_zero(f64)));
+        s.outer_sums.insert(s.outer_sums.begin(), sums);
+        inner = sums;
+    }
+
+    // Dim 0 by phases of its stride: element q * stride + r reads window q + (r + first - j
+    // step) / stride, a dense vector of windows for a vector of q.
+    s.window_stride0 = w.window_stride[0];
+    s.q = Var("q");
+    s.r = Var("r");
+    std::vector<Expr> phase_args = args;
+    phase_args[0] = s.q;
+    phase_args.insert(phase_args.begin() + 1, s.r);
+    RDom j0(0, w.taps[0], "j0");
+    const Expr offset = window_of(s.r, 0, j0);
+    std::vector<Expr> at = args;
+    at[0] = s.q + offset / s.window_stride0;
+    s.phase_sums = Func("phase_sums");
+    s.phase_sums(phase_args) = make_zero(f64);
+    s.phase_sums(phase_args) +=
+        strict_float(select(offset % s.window_stride0 == 0, inner(at), make_zero(f64)));
+
+    // dx = h(x) S: h = x for p = 2, sgn(x) for p = 1 (0 at 0 and NaN), 1 in the signed mode.
+    std::vector<Expr> element = args;
+    element[0] = args[0] / s.window_stride0;
+    element.insert(element.begin() + 1, args[0] % s.window_stride0);
+    // The sign is taken in the compute type, whose lanes are twice float64's for float32.
+    const Type c = s.compute_type;
+    const Expr v = cast(c, x(args));
+    const Expr sign = select(magnitude_bits(v) == 0 || is_nan_bits(v), make_zero(c),
+                             sign_bit_set(v), make_const(c, -1), make_one(c));
+    const Expr h = cast(f64, select(p_kind == abi::kPool2, v, s.signed_pow, make_one(c), sign));
+    s.separable_value = strict_float(cast(s.compute_type, h * s.phase_sums(element)));
+}
+
 }  // namespace
 
 Type pool_backward_compute_type(const Type &input) {
@@ -71,6 +153,7 @@ PoolBackwardStages define_pool_backward(const Func &x, const Func &y, const Func
     s.input_type = x.type();
     s.compute_type = pool_backward_compute_type(s.input_type);
     s.signed_pow = signed_pow != 0;
+    s.rescale = rescale != 0;
     for (int k = 0; k < abi::kNumPoolKinds; k++) {
         s.kind_conditions.push_back(p_kind == k);
     }
@@ -146,9 +229,14 @@ PoolBackwardStages define_pool_backward(const Func &x, const Func &y, const Func
     s.sum = Func("sum");
     s.sum(args) = zero;
     s.sum(args) += strict_float(select(inside_output, slope * s.coefficients(at)[2], zero));
+
+    // p = 1 and 2 (kernel_abi.h): the windows' factors summed one dim at a time instead.
+    define_separable_sums(s, x, y, dy, w, p_kind, rescale, kernel_size);
+    const Expr dx =
+        s.separable.defined() ? select(s.separable, s.separable_value, s.sum(args)) : s.sum(args);
     s.out = output;
-    s.out(args) = output_type.bits() == 16 ? to_output(s.sum(args), output_type)
-                                           : strict_float(cast(output_type, s.sum(args)));
+    s.out(args) =
+        output_type.bits() == 16 ? to_output(dx, output_type) : strict_float(cast(output_type, dx));
     return s;
 }
 

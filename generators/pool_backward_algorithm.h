@@ -10,12 +10,12 @@
 namespace lpnorm::gen {
 
 // The windows one call visits per spatial dim, innermost first (runtime values, kernel_abi.h):
-// element i of the call's x reads windows o = i + first_window - j * window_step, j in
-// [0, taps), those with 0 <= o < the output's extent. kernel, stride, dilation and padded (the
-// input's extent plus both pads) count the taps of window o inside input + pads for the
-// rescaled overhang.
+// element i of the call's x reads windows o = (i + first_window - j * window_step) /
+// window_stride, j in [0, taps), those where the division is exact and 0 <= o < the output's
+// extent. kernel, stride, dilation and padded (the input's extent plus both pads) count the
+// taps of window o inside input + pads for the rescaled overhang.
 struct PoolBackwardWindows {
-    std::vector<Halide::Expr> taps, first_window, window_step;
+    std::vector<Halide::Expr> taps, first_window, window_step, window_stride;
     std::vector<Halide::Expr> kernel, stride, dilation, padded;
     std::vector<Halide::Expr> output_extent;
 };
@@ -30,10 +30,28 @@ struct PoolBackwardStages {
     std::vector<Halide::Func> inside;
     Halide::Func sum;  // sum(s.., c, n): the windows' contributions, compute type
     Halide::RDom windows;
+    // The separable kinds (kernel_abi.h, pool_backward_separable), where dx = h(x) S with S a sum
+    // of per-window factors, taken in float64 one spatial dim at a time, outermost first:
+    //   window_factors(o.., c, n): F dy / y (p = 2) or F dy (p = 1), 0 where y = 0 and outside
+    //     the output;
+    //   outer_sums[d - 1](o_0.., o_(d-1), s_d.., c, n): summed over the windows of dims >= d;
+    //   phase_sums(q, r, s_1.., c, n): summed over every dim's windows, for element
+    //     q * window_stride_0 + r of dim 0 (each phase of the stride a dense vector of windows).
+    // p_kind is one of them (undefined where the input type has none), and p_kind is each one
+    // (p = 1's modes share a copy of the loops: a blend per element picks h).
+    Halide::Expr separable;
+    std::vector<Halide::Expr> separable_kinds;
+    Halide::Func window_factors, phase_sums;
+    std::vector<Halide::Func> outer_sums;
+    std::vector<Halide::RDom> outer_taps;  // the taps each of outer_sums sums over
+    Halide::Var q, r;
+    Halide::Expr window_stride0;
+    Halide::Expr separable_value;               // dx of the separable kinds, compute type
     Halide::Func out;                           // out(s.., c, n) = sum in the output type
     std::vector<Halide::Var> vars;              // s0.., c, n (innermost first)
     std::vector<Halide::Expr> kind_conditions;  // one per pool p_kind (kernel_abi.h)
     Halide::Expr signed_pow;
+    Halide::Expr rescale;  // the rescaled overhang (kernel_abi.h)
     Halide::Type input_type;
     Halide::Type compute_type;
 };

@@ -37,6 +37,7 @@ public:
     GeneratorInput<int[abi::kMaxPoolSpatial]> taps{"taps"};
     GeneratorInput<int[abi::kMaxPoolSpatial]> first_window{"first_window"};
     GeneratorInput<int[abi::kMaxPoolSpatial]> window_step{"window_step"};
+    GeneratorInput<int[abi::kMaxPoolSpatial]> window_stride{"window_stride"};
     GeneratorOutput<Buffer<void, Spatial + 2>> dx{"output"};
 
     void generate() {
@@ -48,6 +49,7 @@ public:
             w.taps.push_back(taps[d]);
             w.first_window.push_back(first_window[d]);
             w.window_step.push_back(window_step[d]);
+            w.window_stride.push_back(window_stride[d]);
             w.kernel.push_back(kernel[d]);
             w.stride.push_back(stride[d]);
             w.dilation.push_back(dilation[d]);
@@ -101,6 +103,7 @@ private:
             taps.set_estimate(d, 3);
             first_window.set_estimate(d, 1);
             window_step.set_estimate(d, 1);
+            window_stride.set_estimate(d, 1);
         }
     }
 

@@ -1,6 +1,7 @@
 // lpnorm::pool_backward: validate -> resolve the window geometry -> one kernel call per phase of
-// the strides: the elements i = io * stride + phase of each spatial dim read the windows
-// o = io + first - j * step, j < taps, so each call sees a unit-stride problem (kernel_abi.h).
+// the strides the kernel does not take itself (kernel_abi.h): the elements i = io * stride +
+// phase of a phased dim read the windows o = io + first - j * step, j < taps, so each call sees
+// a unit-stride problem along that dim.
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -24,8 +25,19 @@ namespace {
 // stride / g, g = gcd(stride, dilation); window o = io + first - j * dilation / g.
 struct Phase {
     int64_t phase = 0, count = 0;  // elements of the dim in this phase
-    int64_t taps = 0, first_window = 0, window_step = 1;
+    int64_t taps = 0, first_window = 0, window_step = 1, window_stride = 1;
 };
+
+// The whole dim in one call: element i reads windows (i + pad_begin - j * dilation) / stride.
+Phase whole_dim(const PoolAxis &a) {
+    Phase ph;
+    ph.count = a.input;
+    ph.taps = a.kernel;
+    ph.first_window = a.pad_begin;
+    ph.window_step = a.dilation;
+    ph.window_stride = a.stride;
+    return ph;
+}
 
 Phase phase_of(const PoolAxis &a, int64_t phase) {
     Phase ph;
@@ -150,9 +162,17 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
     rt::BufferView y(output.data, output.dtype, dims, y_extent, y_stride);
     rt::BufferView dy(output_grad.data, output_grad.dtype, dims, dy_extent, dy_stride);
 
-    // Every combination of phases, one call each.
+    // The dims the kernel takes whole (kernel_abi.h), and every combination of the other dims'
+    // phases, one call each.
+    const bool separable =
+        abi::pool_backward_separable(call.p_kind, int(dtype_size(input.dtype)) * 8);
+    bool phased[abi::kMaxPoolSpatial] = {false, false, false};
     int64_t phases = 1;
-    for (const PoolAxis &a : axes) phases *= std::min(a.stride, a.input);
+    for (int d = 0; d < spatial; d++) {
+        const PoolAxis &a = inner_first[size_t(d)];
+        phased[d] = !separable || (d == 0 && a.stride > abi::kMaxSeparableStride0);
+        if (phased[d]) phases *= std::min(a.stride, a.input);
+    }
     const size_t size = dtype_size(input.dtype);
     for (int64_t combination = 0; combination < phases; combination++) {
         int64_t rest = combination;
@@ -160,22 +180,29 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
         halide_order(input, x_extent, x_stride);
         halide_order(input_grad, dx_extent, dx_stride);
         int32_t taps[abi::kMaxPoolSpatial] = {0, 0, 0}, first[abi::kMaxPoolSpatial] = {0, 0, 0},
-                step[abi::kMaxPoolSpatial] = {1, 1, 1};
+                step[abi::kMaxPoolSpatial] = {1, 1, 1},
+                window_stride[abi::kMaxPoolSpatial] = {1, 1, 1};
         int64_t x_offset = 0, dx_offset = 0;
         bool empty = false;
         for (int d = 0; d < spatial; d++) {
             const PoolAxis &a = inner_first[size_t(d)];
-            const int64_t n_phases = std::min(a.stride, a.input);
-            const Phase ph = phase_of(a, rest % n_phases);
-            rest /= n_phases;
+            Phase ph = whole_dim(a);
+            if (phased[d]) {
+                const int64_t n_phases = std::min(a.stride, a.input);
+                ph = phase_of(a, rest % n_phases);
+                rest /= n_phases;
+            }
             x_offset += ph.phase * x_stride[d];
             dx_offset += ph.phase * dx_stride[d];
+            if (phased[d]) {
+                x_stride[d] *= a.stride;
+                dx_stride[d] *= a.stride;
+            }
             x_extent[d] = dx_extent[d] = ph.count;
-            x_stride[d] *= a.stride;
-            dx_stride[d] *= a.stride;
             taps[d] = int32_t(ph.taps);
             first[d] = int32_t(ph.first_window);
             step[d] = int32_t(ph.window_step);
+            window_stride[d] = int32_t(ph.window_stride);
             empty = empty || ph.count == 0;
         }
         if (empty) continue;
@@ -188,7 +215,8 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
             call.kernel_size[0], call.kernel_size[1], call.kernel_size[2], call.stride[0],
             call.stride[1], call.stride[2], call.dilation[0], call.dilation[1], call.dilation[2],
             call.padded[0], call.padded[1], call.padded[2], taps[0], taps[1], taps[2], first[0],
-            first[1], first[2], step[0], step[1], step[2], dx.get());
+            first[1], first[2], step[0], step[1], step[2], window_stride[0], window_stride[1],
+            window_stride[2], dx.get());
         if (code != 0) return rt::kernel_failure(kernel->symbol, code);
     }
     return Status::Ok();

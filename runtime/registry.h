@@ -145,7 +145,7 @@ using PoolBackwardKernelFn = int (*)(
     int32_t dilation_2, int32_t padded_0, int32_t padded_1, int32_t padded_2, int32_t taps_0,
     int32_t taps_1, int32_t taps_2, int32_t first_window_0, int32_t first_window_1,
     int32_t first_window_2, int32_t window_step_0, int32_t window_step_1, int32_t window_step_2,
-    halide_buffer_t *dx);
+    int32_t window_stride_0, int32_t window_stride_1, int32_t window_stride_2, halide_buffer_t *dx);
 
 // Pooling gradient kernels have the spatial rank (1, 2, 3) as their pattern.
 using PoolBackwardKernel = GradientKernel<PoolBackwardKernelFn, int>;

@@ -1,24 +1,39 @@
 // CPU schedule of the pooling gradient.
 //
 // dx is one pass over x (read) and dx (written). A task takes whole rows of one plane (or whole
-// channels of 1-D pooling); it computes the coefficients of the windows its rows read once,
-// then each row of dx, vector_multiple vectors of elements at a time, with the windows of those
-// vectors in the loops inside, their sums in registers. Each p_kind (and the signed mode where
-// it changes the slope) gets its own copy of the loops, so that no copy evaluates another's
+// channels of 1-D pooling); it computes what its rows' windows need once, then each row of dx,
+// vector_multiple vectors of elements at a time. Each p_kind (and the signed mode where it
+// changes the slope) gets its own copy of the loops, so that no copy evaluates another's
 // arithmetic.
 //
-// Measured with lpnorm_bench (pool_backward/f32/p2/k3x3_s1_p1/32x64x112x112, 2 threads, Zen 3,
-// AVX2): 213 ms for the first schedule (coefficients gathered through a clamped index, a fused
-// (c, n) task loop whose one-vector sums were allocated on the heap, a division per lane for the
-// rescale counts), 37 ms for this one. The steps, in a standalone driver on Halide's own
-// runtime: bounded storage and a loop per image 153 -> 106 ms, per-row counts 90, likely() 65
-// (dense coefficient loads, no mask in the steady state), two vectors side by side 62 (four:
-// 84). Tried and dropped: a window stride of 2 taken inside the kernel instead of the runtime's
-// phases (the sums deinterleaved and reinterleaved per window): 2x2 s2 55 against 59 ms, but
-// 3x3 s2 109 against 70 ms and 3x3 s1 53 ms. The steady state is three loads, three products
-// and an add per window and vector; the limit this chases, x, y, dy and dx streamed once, is
-// about 10 ms.
+// The separable kinds (p = 1, 2: kernel_abi.h) take each window's factor (F dy / y or F dy) once
+// per task, sum those over the outer dims' windows a row at a time, then per vector of dx over
+// dim 0's windows in registers, and multiply by h(x): about two loads and adds per element and
+// tap instead of the general path's three loads, three products and an add. With a stride of 2
+// along dim 0 a step takes both phases of a vector of windows, so x is read and dx written in
+// whole vectors (the general path's phases read and wrote every other element). Measured with
+// lpnorm_bench, float32 p = 2, 2 threads, Zen 4 (AVX-512), before and after, alternating runs:
+// [32,64,112,112] 2x2 s2 32.9 -> 13.6 ms, 3x3 s1 pad 1 28.9 -> 16.9, 3x3 s2 pad 1 35.8 -> 15.5;
+// [8,256,28,28] 3x3 s1 4.3 -> 1.47, 2x2 s2 5.4 -> 1.34; [1,512,14,14] 0.31 -> 0.15;
+// [4,32,32,56,56] 2x2x2 s2 29.0 -> 8.7; [32,64,8192] 4 s2 18.8 -> 7.6. On the way: without the
+// rescale's copy of the factors (a count lookup, a gather, per window) 3x3 s1 17.2 against 19.9
+// ms; the factors and sums computed per row of dx instead of per task (a sliding window) 32 ms;
+// tasks of 2048 or 4096 elements instead of 16384, 19-28% slower; one copy for p = 1 and 2
+// instead of one each, the stride-2 shapes 35-50% slower.
+//
+// The general path, measured with lpnorm_bench (pool_backward/f32/p2/k3x3_s1_p1/32x64x112x112, 2
+// threads, Zen 3, AVX2): 213 ms for the first schedule (coefficients gathered through a clamped
+// index, a fused (c, n) task loop whose one-vector sums were allocated on the heap, a division per
+// lane for the rescale counts), 37 ms for this one. The steps, in a standalone driver on Halide's
+// own runtime: bounded storage and a loop per image 153 -> 106 ms, per-row counts 90, likely() 65
+// (dense coefficient loads, no mask in the steady state), two vectors side by side 62 (four: 84).
+// Tried and dropped: a window stride of 2 taken inside the kernel instead of the runtime's phases
+// (the sums deinterleaved and reinterleaved per window): 2x2 s2 55 against 59 ms, but 3x3 s2 109
+// against 70 ms and 3x3 s1 53 ms. The steady state is three loads, three products and an add per
+// window and vector; the limit this chases, x, y, dy and dx streamed once, is about 10 ms.
 #include "pool_backward_schedule.h"
+
+#include <algorithm>
 
 #include "kernel_abi.h"
 
@@ -69,23 +84,69 @@ void schedule_pool_backward(const PoolBackwardStages &stages, const PoolBackward
             .fuse(c, task, task);
     }
     const int width = lanes * knobs.vector_multiple;
-    out.vectorize(s0, width, TailStrategy::GuardWithIf).parallel(task);
+    const int separable_width = lanes * knobs.separable_vector_multiple;
+    out.parallel(task);
     // Dense rows (unit strides) and strided ones (the phases of a stride along dim 0), each with
-    // a copy per kind.
-    for (Stage layout : {out.specialize(b.unit_strides), Stage(out)}) {
+    // a copy per kind, `n` elements of dx per vector.
+    auto vectorized = [&](Stage leaf, int n) { leaf.vectorize(s0, n, TailStrategy::GuardWithIf); };
+    for (int dense = 1; dense >= 0; dense--) {
+        Stage layout = dense ? out.specialize(b.unit_strides) : Stage(out);
+        for (const Expr &is_kind : s.separable_kinds) {
+            if (dense) {
+                // A stride of 2 along dim 0: both phases of a vector of windows in one step, x
+                // read and dx written in whole vectors (interleaved in registers).
+                Var phase("phase");
+                Stage leaf = layout.specialize(is_kind && s.window_stride0 == 2)
+                                 .split(s0, s0, phase, 2, TailStrategy::GuardWithIf);
+                vectorized(leaf, separable_width);
+                leaf.unroll(phase);
+                // No stride along dim 0: element i reads the windows' sums at i.
+                vectorized(layout.specialize(is_kind && s.window_stride0 == 1), separable_width);
+            }
+            vectorized(layout.specialize(is_kind), separable_width);
+        }
         for (int kind = 0; kind < abi::kNumPoolKinds; kind++) {
             const Expr is_kind = s.kind_conditions[kind];
+            if (abi::pool_backward_separable(kind, s.input_type.bits())) continue;
             if (signed_mode_matters(kind)) {
-                layout.specialize(is_kind && s.signed_pow);
-                layout.specialize(is_kind && !s.signed_pow);
+                vectorized(layout.specialize(is_kind && s.signed_pow), width);
+                vectorized(layout.specialize(is_kind && !s.signed_pow), width);
             } else {
-                layout.specialize(is_kind);
+                vectorized(layout.specialize(is_kind), width);
             }
         }
         layout.specialize_fail("p_kind is not a pooling kind");
     }
 
     const Var coefficients_at = spatial == 1 ? in_task : task;
+    if (s.separable.defined()) {
+        // The separable kinds' per-window factors and the sums over the outer dims' windows,
+        // once per task, float64 rows; the sums over dim 0's windows per vector of dx, in
+        // registers.
+        const int lanes64 = target.natural_vector_size(Float(64));
+        // A copy without the rescale's counts (a lookup per window, a gather, and a division).
+        s.window_factors.compute_at(out, coefficients_at)
+            .vectorize(s0, lanes64, TailStrategy::RoundUp);
+        s.window_factors.specialize(!s.rescale);
+        for (size_t d = 0; d < s.outer_sums.size(); d++) {
+            Func sums = s.outer_sums[d];
+            sums.compute_at(out, coefficients_at).vectorize(s0, lanes64, TailStrategy::RoundUp);
+            // A tap's window (an integer division) once per row, not per vector.
+            sums.update()
+                .reorder(s0, s.outer_taps[d])
+                .vectorize(s0, lanes64, TailStrategy::RoundUp);
+        }
+        const int n = separable_width;
+        s.phase_sums.compute_at(out, s0).vectorize(s.q, n, TailStrategy::RoundUp);
+        s.phase_sums.update().vectorize(s.q, n, TailStrategy::RoundUp);
+        // (Halide checks the bound in the other kinds' copies too, where a step of s0 covers
+        // `width` elements and phase_sums is not computed.)
+        s.phase_sums.bound_storage(s.q, std::max(n, width))
+            .bound_storage(s.r, abi::kMaxSeparableStride0);
+        for (size_t d = 1; d < s.vars.size(); d++) {
+            s.phase_sums.bound_storage(s.vars[d], 1);
+        }
+    }
     s.coefficients.compute_at(out, coefficients_at).vectorize(s0, lanes, TailStrategy::GuardWithIf);
     for (Func count : s.inside) {
         count.compute_at(out, coefficients_at);
@@ -95,8 +156,10 @@ void schedule_pool_backward(const PoolBackwardStages &stages, const PoolBackward
     // heap per vector (malloc and free took 14% of a 3x3 call).
     s.sum.compute_at(out, s0).vectorize(s0);
     s.sum.update().vectorize(s0);
+    // (Halide checks the bound in the separable kinds' copies too, where a step of s0 covers
+    // both phases of a stride of 2 and `sum` is not computed.)
     for (const Var &v : s.vars) {
-        s.sum.bound_storage(v, v.same_as(s0) ? width : 1);
+        s.sum.bound_storage(v, v.same_as(s0) ? std::max(width, 2 * separable_width) : 1);
     }
 }
 

@@ -4,6 +4,7 @@
 // subnormal outputs, strided views, finite differences of lpnorm::pool in float64, and the C ABI.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <tuple>
 
 #include "lpnorm/lpnorm_c.h"
@@ -220,6 +221,38 @@ TEST_P(PoolBackwardDtype, ZerosAndZeroWindows) {
             EXPECT_EQ(dx.at(0), 0) << "p = " << p;  // only in the zero window
             EXPECT_FALSE(std::isnan(double(dx.at(1)))) << "p = " << p;
             EXPECT_TRUE(check_gradient(x.t, y.t, dy.t, params)) << "p = " << p;
+        }
+    }
+}
+
+// NaN and infinities in x and dy: a window holding one gives its elements NaN (p = 2: r = x / y
+// is NaN or inf / inf) or passes dy on (p = 1), as the reference's formula says; the kinds
+// summed one dim at a time (kernel_abi.h) and the others alike.
+TEST_P(PoolBackwardDtype, NonFiniteValues) {
+    const DType d = GetParam();
+    const long double inf = std::numeric_limits<long double>::infinity();
+    uint64_t seed = 5;
+    for (const PoolParams &w : {window({3, 3}, {1, 1}, {1, 1, 1, 1}), window({2, 2}, {2, 2}),
+                                window({3, 3}, {2, 2}, {1, 1, 1, 1}), window({2, 3}, {3, 1})}) {
+        Array x = make_array(d, {1, 2, 7, 9});
+        fill_random(&x, seed++);
+        x.set_at(10, std::numeric_limits<long double>::quiet_NaN());
+        x.set_at(40, inf);
+        x.set_at(75, -inf);
+        x.set_at(100, 0);
+        for (double p : {1.0, 2.0, 3.0}) {
+            for (PoolMode mode : {PoolMode::abs, PoolMode::signed_pow}) {
+                PoolParams params = w;
+                params.p = p;
+                params.mode = mode;
+                Status s;
+                Array y = run_pool(x.t, params, &s);
+                ASSERT_TRUE(s.ok()) << s.message();
+                Array dy = make_array(d, y.t.shape_vector());
+                fill_random(&dy, seed++);
+                dy.set_at(3, inf);
+                EXPECT_TRUE(check_gradient(x.t, y.t, dy.t, params)) << "p = " << p;
+            }
         }
     }
 }

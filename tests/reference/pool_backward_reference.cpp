@@ -63,7 +63,8 @@ ld slope_error(ld p, ld a) {
 // Each window o adds slope(x, x / y_o) * (dy_o F_o) to the dx of each of its in-bounds taps.
 // The kernels compute in float32 (float64 for float64): a term carries the slope's error, F's
 // division and two products (3u); the sum over a element's W windows adds up to W u of the sum
-// of the terms' magnitudes.
+// of the terms' magnitudes. (p = 1 and 2 of 16- and 32-bit inputs sum in float64 and round
+// once to float32: within the same bound.)
 PoolGradientResult pool_backward(const Tensor &x, const Tensor &y, const Tensor &dy,
                                  const PoolParams &params) {
     PoolGradientResult result;
