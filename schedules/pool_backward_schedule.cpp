@@ -2,9 +2,9 @@
 //
 // dx is one pass over x (read) and dx (written). A task takes whole rows of one plane (or whole
 // channels of 1-D pooling); it computes what its rows' windows need once, then each row of dx,
-// vector_multiple vectors of elements at a time. Each p_kind (and the signed mode where it
-// changes the slope) gets its own copy of the loops, so that no copy evaluates another's
-// arithmetic.
+// a few vectors of elements at a time. Each p_kind (and, on the general path, the signed mode
+// where it changes the slope) gets its own copy of the loops, so that no copy evaluates
+// another's arithmetic.
 //
 // The separable kinds (p = 1, 2: kernel_abi.h) take each window's factor (F dy / y or F dy) once
 // per task, sum those over the outer dims' windows a row at a time, then per vector of dx over
@@ -12,14 +12,15 @@
 // tap instead of the general path's three loads, three products and an add. With a stride of 2
 // along dim 0 a step takes both phases of a vector of windows, so x is read and dx written in
 // whole vectors (the general path's phases read and wrote every other element). Measured with
-// lpnorm_bench, float32 p = 2, 2 threads, Zen 4 (AVX-512), before and after, alternating runs:
-// [32,64,112,112] 2x2 s2 32.9 -> 13.6 ms, 3x3 s1 pad 1 28.9 -> 16.9, 3x3 s2 pad 1 35.8 -> 15.5;
-// [8,256,28,28] 3x3 s1 4.3 -> 1.47, 2x2 s2 5.4 -> 1.34; [1,512,14,14] 0.31 -> 0.15;
-// [4,32,32,56,56] 2x2x2 s2 29.0 -> 8.7; [32,64,8192] 4 s2 18.8 -> 7.6. On the way: without the
-// rescale's copy of the factors (a count lookup, a gather, per window) 3x3 s1 17.2 against 19.9
-// ms; the factors and sums computed per row of dx instead of per task (a sliding window) 32 ms;
-// tasks of 2048 or 4096 elements instead of 16384, 19-28% slower; one copy for p = 1 and 2
-// instead of one each, the stride-2 shapes 35-50% slower.
+// lpnorm_bench, float32 p = 2, 2 threads, Zen 4 (AVX-512), the binaries before and after run
+// alternately (docs/benchmarks.md): [32,64,112,112] 2x2 s2 42-47 -> 13.7-13.9 ms, 3x3 s1 pad 1
+// 31-32 -> 16.6-16.9, 3x3 s2 pad 1 44 -> 15.5-15.7; [8,256,28,28] 3x3 s1 4.2-4.9 -> 1.48-1.53, 2x2
+// s2 6.1 -> 1.29-1.37; [1,512,14,14] 0.33 -> 0.145; [4,32,32,56,56] 2x2x2 s2 30-31 -> 8.4-8.7;
+// [32,64,8192] 4 s2 19 -> 7.7. On the way: without the rescale's copy of the factors (a count
+// lookup, a gather, per window) 3x3 s1 17.2 against 19.9 ms; the factors and sums computed per row
+// of dx instead of per task (a sliding window) 32 ms; tasks of 2048 or 4096 elements instead of
+// 16384, 19-28% slower; one copy for p = 1 and 2 instead of one each, the stride-2 shapes 35-50%
+// slower.
 //
 // The general path, measured with lpnorm_bench (pool_backward/f32/p2/k3x3_s1_p1/32x64x112x112, 2
 // threads, Zen 3, AVX2): 213 ms for the first schedule (coefficients gathered through a clamped
