@@ -47,21 +47,23 @@ Expr taps_inside_padded(const Expr &o, int d, const PoolBackwardWindows &w) {
     return min(w.kernel[d], (w.padded[d] - 1 - o * w.stride[d]) / w.dilation[d] + 1);
 }
 
-// The separable kinds' stages (pool_backward_algorithm.h); sets s.separable (undefined when the
-// input type has none) and s.separable_value (dx in s.compute_type).
-void define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, const Func &dy,
+// The separable kinds' stages (pool_backward_algorithm.h); sets s.separable_value (dx in
+// s.compute_type) and returns the condition that p_kind is one of them (undefined when the input
+// type has none).
+Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, const Func &dy,
                            const PoolBackwardWindows &w, const Expr &p_kind, const Expr &rescale,
                            const Expr &kernel_size) {
     const int spatial = int(s.vars.size()) - 2;
     const Type f64 = Float(64);
     const std::vector<Expr> args(s.vars.begin(), s.vars.end());
+    Expr separable;
     for (int kind : {abi::kPool1, abi::kPool2}) {
         if (!abi::pool_backward_separable(kind, s.input_type.bits())) continue;
         const Expr is_kind = s.kind_conditions[kind];
-        s.separable = s.separable.defined() ? (s.separable || is_kind) : is_kind;
+        separable = separable.defined() ? (separable || is_kind) : is_kind;
         s.separable_kinds.push_back(is_kind);
     }
-    if (!s.separable.defined()) return;
+    if (!separable.defined()) return separable;
 
     // F dy / y or F dy per window, read at clamped coordinates so that any window can be asked
     // for (0 outside the output): the sums below then read dense rows without tests.
@@ -127,6 +129,7 @@ void define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
                              sign_bit_set(v), make_const(c, -1), make_one(c));
     const Expr h = cast(f64, select(p_kind == abi::kPool2, v, s.signed_pow, make_one(c), sign));
     s.separable_value = strict_float(cast(s.compute_type, h * s.phase_sums(element)));
+    return separable;
 }
 
 }  // namespace
@@ -231,9 +234,9 @@ PoolBackwardStages define_pool_backward(const Func &x, const Func &y, const Func
     s.sum(args) += strict_float(select(inside_output, slope * s.coefficients(at)[2], zero));
 
     // p = 1 and 2 (kernel_abi.h): the windows' factors summed one dim at a time instead.
-    define_separable_sums(s, x, y, dy, w, p_kind, rescale, kernel_size);
+    const Expr separable = define_separable_sums(s, x, y, dy, w, p_kind, rescale, kernel_size);
     const Expr dx =
-        s.separable.defined() ? select(s.separable, s.separable_value, s.sum(args)) : s.sum(args);
+        separable.defined() ? select(separable, s.separable_value, s.sum(args)) : s.sum(args);
     s.out = output;
     s.out(args) =
         output_type.bits() == 16 ? to_output(dx, output_type) : strict_float(cast(output_type, dx));

@@ -37,9 +37,8 @@ struct PoolBackwardStages {
     //   outer_sums[d - 1](o_0.., o_(d-1), s_d.., c, n): summed over the windows of dims >= d;
     //   phase_sums(q, r, s_1.., c, n): summed over every dim's windows, for element
     //     q * window_stride_0 + r of dim 0 (each phase of the stride a dense vector of windows).
-    // p_kind is one of them (undefined where the input type has none), and p_kind is each one
-    // (p = 1's modes share a copy of the loops: a blend per element picks h).
-    Halide::Expr separable;
+    // p_kind is each one, where the input type has any (p = 1's modes share a copy of the loops:
+    // a blend per element picks h).
     std::vector<Halide::Expr> separable_kinds;
     Halide::Func window_factors, phase_sums;
     std::vector<Halide::Func> outer_sums;

@@ -120,7 +120,7 @@ void schedule_pool_backward(const PoolBackwardStages &stages, const PoolBackward
     }
 
     const Var coefficients_at = spatial == 1 ? in_task : task;
-    if (s.separable.defined()) {
+    if (!s.separable_kinds.empty()) {
         // The separable kinds' per-window factors and the sums over the outer dims' windows,
         // once per task, float64 rows; the sums over dim 0's windows per vector of dx, in
         // registers.
