@@ -187,14 +187,12 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
         for (int d = 0; d < spatial; d++) {
             const PoolAxis &a = inner_first[size_t(d)];
             Phase ph = whole_dim(a);
-            if (phased[d]) {
+            if (phased[d]) {  // every stride-th element, from the phase's first
                 const int64_t n_phases = std::min(a.stride, a.input);
                 ph = phase_of(a, rest % n_phases);
                 rest /= n_phases;
-            }
-            x_offset += ph.phase * x_stride[d];
-            dx_offset += ph.phase * dx_stride[d];
-            if (phased[d]) {
+                x_offset += ph.phase * x_stride[d];
+                dx_offset += ph.phase * dx_stride[d];
                 x_stride[d] *= a.stride;
                 dx_stride[d] *= a.stride;
             }
