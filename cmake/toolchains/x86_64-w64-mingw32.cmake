@@ -22,5 +22,6 @@ set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static-libgcc -static-libstdc++")
 
 find_program(LPNORM_WINE NAMES wine64 wine)
 if (LPNORM_WINE)
-    set(CMAKE_CROSSCOMPILING_EMULATOR "${LPNORM_WINE}")
+    # Through cmake/wine-run.sh: once more when Wine fails to start a program.
+    set(CMAKE_CROSSCOMPILING_EMULATOR "${CMAKE_CURRENT_LIST_DIR}/../wine-run.sh;${LPNORM_WINE}")
 endif ()
