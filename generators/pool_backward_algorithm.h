@@ -45,9 +45,9 @@ struct PoolBackwardStages {
     std::vector<Halide::RDom> outer_taps;  // the taps each of outer_sums sums over
     Halide::Var q, r;
     Halide::Expr window_stride0;
-    Halide::Expr separable_value;               // dx of the separable kinds, compute type
-    Halide::Func out;                           // out(s.., c, n) = sum in the output type
-    std::vector<Halide::Var> vars;              // s0.., c, n (innermost first)
+    Halide::Expr separable_value;   // dx of the separable kinds, compute type
+    Halide::Func out;               // out(s.., c, n) = sum or separable_value in the output type
+    std::vector<Halide::Var> vars;  // s0.., c, n (innermost first)
     std::vector<Halide::Expr> kind_conditions;  // one per pool p_kind (kernel_abi.h)
     Halide::Expr signed_pow;
     Halide::Expr rescale;  // the rescaled overhang (kernel_abi.h)
