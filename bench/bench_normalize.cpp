@@ -257,7 +257,7 @@ void register_normalize_benchmarks(int threads) {
                                              threads)
                     ->UseRealTime();
             }
-            for (double p : {2.0, 1.0, double(INFINITY)}) {
+            for (double p : {2.0, 1.0, 2.5, double(INFINITY)}) {
                 if (elem == Elem::f16 && p != 2.0) continue;
                 const std::string name = std::string("normalize_backward/") + elem_name(elem) +
                                          "/p" + p_text(p) + "/" + shape + "/axis" +

@@ -50,7 +50,8 @@ Type normalize_compute_type(const Type &input) {
 NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, int r_dim,
                                  const Expr &r_extent, const Type &output_type, const Expr &p_kind,
                                  const Expr &p, const Expr &eps_kind, const Expr &eps,
-                                 const Expr &eps_root, const Expr &scaled, bool float16_keeps_nan) {
+                                 const Expr &eps_root, const Expr &scaled, bool float16_keeps_nan,
+                                 bool vector_powers) {
     NormalizeStages s;
     s.vars = vars;
     for (int d = 0; d < int(vars.size()); d++) {
@@ -64,6 +65,7 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
         s.kind_conditions.push_back(p_kind == k);
     }
     const Type c = s.compute_type;
+    const bool narrow = vector_powers && narrow_pow_suffices(s.input_type);
     const Expr is_max = p_kind == abi::kNormalizeMaxAbs;
     auto element_at = [&](const Expr &r) {
         std::vector<Expr> args(vars.begin(), vars.end());
@@ -93,7 +95,7 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     s.sum(group) = make_zero(c);
     // Strict: reassociated as value * (lo * hi), the product of the factors can overflow.
     auto scale_by = [&](const Expr &v) { return strict_float((v * lo) * hi); };
-    s.sum(group) += lp_term(select(s.scaled, scale_by(value), value), c, p_kind, p);
+    s.sum(group) += lp_term(select(s.scaled, scale_by(value), value), c, p_kind, p, narrow);
 
     // The denominator d of y = (x hi) / d: the norm in units of 1 / hi (the scaled norm times
     // 1 / lo; unscaled, lo = hi = 1), and eps with it. Each member stays in range where y is:
@@ -114,8 +116,9 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     s.pair_needed = s.scaled && add;
     s.pair_root(group) = select(
         s.pair_needed,
-        strict_float(larger *
-                     norm_of_sum(make_one(c) + lp_term(smaller / larger, c, p_kind, p), p_kind, p)),
+        strict_float(
+            larger *
+            norm_of_sum(make_one(c) + lp_term(smaller / larger, c, p_kind, p, narrow), p_kind, p)),
         make_zero(c));
     // max() and min() of a NaN could return the other operand: NaN stays the norm.
     Expr use_pair = s.pair_needed && !is_nan_bits(norm);

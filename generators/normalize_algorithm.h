@@ -38,12 +38,14 @@ Halide::Type normalize_compute_type(const Halide::Type &input);
 // Builds the stages for an input Func `in` of `vars.size()` dims whose dim `r_dim`, of extent
 // `r_extent`, is normalized over. The other inputs are the kernel's (kernel_abi.h).
 // `float16_keeps_nan`: the target converts float32 to float16 keeping NaN (the generator param
-// of that name), so float16 outputs need no NaN test of their own.
+// of that name), so float16 outputs need no NaN test of their own. `vector_powers` as
+// define_reduction's.
 NormalizeStages define_normalize(const Halide::Func &in, const std::vector<Halide::Var> &vars,
                                  int r_dim, const Halide::Expr &r_extent,
                                  const Halide::Type &output_type, const Halide::Expr &p_kind,
                                  const Halide::Expr &p, const Halide::Expr &eps_kind,
                                  const Halide::Expr &eps, const Halide::Expr &eps_root,
-                                 const Halide::Expr &scaled, bool float16_keeps_nan);
+                                 const Halide::Expr &scaled, bool float16_keeps_nan,
+                                 bool vector_powers);
 
 }  // namespace lpnorm::gen

@@ -19,15 +19,13 @@ using Halide::Internal::make_zero;
 // most 1 in magnitude, so nothing overflows where y does not. In units of hi, as the forward:
 // y = (x hi) / d_hi and 1 / d = hi / d_hi. An all-zero group of the eps mode none (y = 0 by
 // definition) gives dx = 0.
-NormalizeBackwardStages define_normalize_backward(const Func &in, const Func &grad,
-                                                  const std::vector<Var> &vars, int r_dim,
-                                                  const Expr &r_extent, const Type &output_type,
-                                                  const Expr &p_kind, const Expr &p,
-                                                  const Expr &eps_kind, const Expr &eps,
-                                                  const Expr &eps_root, const Expr &scaled) {
+NormalizeBackwardStages define_normalize_backward(
+    const Func &in, const Func &grad, const std::vector<Var> &vars, int r_dim, const Expr &r_extent,
+    const Type &output_type, const Expr &p_kind, const Expr &p, const Expr &eps_kind,
+    const Expr &eps, const Expr &eps_root, const Expr &scaled, bool vector_powers) {
     NormalizeBackwardStages b;
     b.forward = define_normalize(in, vars, r_dim, r_extent, output_type, p_kind, p, eps_kind, eps,
-                                 eps_root, scaled, true);
+                                 eps_root, scaled, true, vector_powers);
     const NormalizeStages &s = b.forward;
     const Type c = s.compute_type;
     const Expr zero = make_zero(c), one = make_one(c);
@@ -85,7 +83,8 @@ NormalizeBackwardStages define_normalize_backward(const Func &in, const Func &gr
     const Expr m_nan = is_nan_bits(m), m_inf = is_nan_or_inf_bits(m) && !m_nan;
     const Expr usable = select(m_nan || m_inf || x_zero, one, m);
     const Expr power =
-        select(m_nan, m, x_zero, zero, m_inf, select(e < zero, zero, m), pow(usable, e));
+        select(m_nan, m, x_zero, zero, m_inf, select(e < zero, zero, m),
+               lp_pow(usable, e, vector_powers && narrow_pow_suffices(s.input_type)));
     // One (condition, value) pair per line.
     // clang-format off
     const Expr slope = select(

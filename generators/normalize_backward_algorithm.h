@@ -22,11 +22,13 @@ struct NormalizeBackwardStages {
 };
 
 // Builds the stages for inputs x (`in`) and dy (`grad`) of `vars.size()` dims whose dim
-// `r_dim`, of extent `r_extent`, is normalized over; the scalar inputs are the forward's.
+// `r_dim`, of extent `r_extent`, is normalized over; the scalar inputs are the forward's, and so
+// is `vector_powers`.
 NormalizeBackwardStages define_normalize_backward(
     const Halide::Func &in, const Halide::Func &grad, const std::vector<Halide::Var> &vars,
     int r_dim, const Halide::Expr &r_extent, const Halide::Type &output_type,
     const Halide::Expr &p_kind, const Halide::Expr &p, const Halide::Expr &eps_kind,
-    const Halide::Expr &eps, const Halide::Expr &eps_root, const Halide::Expr &scaled);
+    const Halide::Expr &eps, const Halide::Expr &eps_root, const Halide::Expr &scaled,
+    bool vector_powers);
 
 }  // namespace lpnorm::gen

@@ -2,6 +2,7 @@
 // the kept ones k (kernel_abi.h). Each declares its buffers and knobs, builds the algorithm with
 // define_normalize(), and hands the stages to schedules/.
 #include "Halide.h"
+#include "cpu_target.h"
 #include "kernel_abi.h"
 #include "normalize_algorithm.h"
 #include "normalize_backward_algorithm.h"
@@ -41,7 +42,8 @@ public:
             vars.emplace_back(d == RDim ? "r" : "k" + std::to_string(d));
         }
         stages_ = define_normalize(input, vars, RDim, input.dim(RDim).extent(), output.type(),
-                                   p_kind, p, eps_kind, eps, eps_root, scaled, float16_keeps_nan);
+                                   p_kind, p, eps_kind, eps, eps_root, scaled, float16_keeps_nan,
+                                   sched::vector_powers(this->get_target()));
         output = stages_.out;
         Region region;
         for (int extent : Self::kEstimateExtents) {
@@ -99,9 +101,9 @@ public:
         for (int d = 0; d < Dims; d++) {
             vars.emplace_back(d == RDim ? "r" : "k" + std::to_string(d));
         }
-        stages_ =
-            define_normalize_backward(input, dy, vars, RDim, input.dim(RDim).extent(),
-                                      output.type(), p_kind, p, eps_kind, eps, eps_root, scaled);
+        stages_ = define_normalize_backward(input, dy, vars, RDim, input.dim(RDim).extent(),
+                                            output.type(), p_kind, p, eps_kind, eps, eps_root,
+                                            scaled, sched::vector_powers(this->get_target()));
         output = stages_.out;
         Region region;
         for (int extent : Self::kEstimateExtents) {

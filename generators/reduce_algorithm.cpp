@@ -50,7 +50,8 @@ std::vector<Expr> kind_conditions(Reducer reducer, const Expr &p_kind) {
 }
 
 // The term a sum-type reduction adds up, in the accumulator type.
-Expr strict_sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p) {
+Expr strict_sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p,
+                     bool narrow) {
     Expr a = cast(acc_t, x);
     Expr m = magnitude(a);
     // Both sides of a select are evaluated, and fast-math code may misbehave on NaN or inf
@@ -65,7 +66,7 @@ Expr strict_sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const
                   p_kind == abi::kL2, a * a,
                   p_kind == abi::kL3, m * m * m,
                   // Halide's own float32 pow maps NaN to 0: non-finite |x| is its own term.
-                  p_kind == abi::kLp, select(non_finite, m, pow(finite_m, cast(acc_t, p))),
+                  p_kind == abi::kLp, select(non_finite, m, lp_pow(finite_m, cast(acc_t, p), narrow)),
                   nonzero);
     // clang-format on
 }
@@ -85,10 +86,10 @@ Expr strict_sum_finish(const Expr &s, const Expr &p_kind, const Expr &p) {
 
 // The term a sum-type reduction adds up, in the accumulator type (the square left free to fuse
 // with the add into an FMA: see define_reduction).
-Expr lp_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p) {
+Expr lp_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p, bool narrow) {
     Expr widened = cast(acc_t, x);
     return select(p_kind == abi::kL2, widened * widened,
-                  strict_float(strict_sum_term(x, acc_t, p_kind, p)));
+                  strict_float(strict_sum_term(x, acc_t, p_kind, p, narrow)));
 }
 
 Expr norm_of_sum(const Expr &sum, const Expr &p_kind, const Expr &p) {
@@ -112,7 +113,8 @@ Type partial_output_type(const Type &input, Reducer reducer) {
 
 ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const RDom &r,
                               const Type &output_type, Reducer reducer, bool partial,
-                              bool float32_sums, const Expr &p_kind, const Expr &p) {
+                              bool float32_sums, const Expr &p_kind, const Expr &p,
+                              bool vector_powers) {
     _halide_user_assert(!(partial && float32_sums))
         << "float32_sums is for whole reductions: partial outputs are float64 accumulators";
     if (partial) {
@@ -143,7 +145,8 @@ ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const
         // are the same. The small example [6, 12, 10, 24] axes {2, 3}, float32, went from
         // 2.9 us to 2.7 us (lpnorm_bench, AVX-512): conversion, multiply and add were 4 uops
         // per 8 floats on the two vector ports, now 3.
-        s.acc(args) += lp_term(x, s.accum_type, p_kind, p);
+        s.acc(args) +=
+            lp_term(x, s.accum_type, p_kind, p, vector_powers && narrow_pow_suffices(x.type()));
         if (partial) {
             s.out(args) = s.acc(args);
             return s;

@@ -31,16 +31,19 @@ Halide::Type sum_accumulator_type(const Halide::Type &input, bool float32_sums =
 // used by the general-p kind. `float32_sums` picks the float32 accumulator (above). A `partial`
 // reduction outputs the accumulator itself (the sum of terms, or the extreme's order key; see
 // partial_output_type) for the runtime to combine across calls and finish: the split of tensors
-// beyond 32-bit indexing.
+// beyond 32-bit indexing. `vector_powers`: a general p's powers of float inputs of 32 bits or
+// fewer by narrow_pow (float_math.h; sched::vector_powers says where).
 ReduceStages define_reduction(const Halide::Expr &x, const std::vector<Halide::Var> &vars,
                               const Halide::RDom &r, const Halide::Type &output_type,
                               Reducer reducer, bool partial, bool float32_sums,
-                              const Halide::Expr &p_kind, const Halide::Expr &p);
+                              const Halide::Expr &p_kind, const Halide::Expr &p,
+                              bool vector_powers);
 
 // The term |x|^p of a sum-type p_kind (kernel_abi.h) in accumulator type `acc_t`, and the
-// norm (root) of a sum of them; NaN and inf pass through both as IEEE says.
+// norm (root) of a sum of them; NaN and inf pass through both as IEEE says. `narrow`: a general
+// p's powers by narrow_pow (float_math.h).
 Halide::Expr lp_term(const Halide::Expr &x, const Halide::Type &acc_t, const Halide::Expr &p_kind,
-                     const Halide::Expr &p);
+                     const Halide::Expr &p, bool narrow);
 Halide::Expr norm_of_sum(const Halide::Expr &sum, const Halide::Expr &p_kind,
                          const Halide::Expr &p);
 

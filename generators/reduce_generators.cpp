@@ -2,6 +2,7 @@
 // kernel_abi.h. Each declares its buffers and knobs, builds the algorithm with
 // define_reduction(), and hands the stages to schedules/.
 #include "Halide.h"
+#include "cpu_target.h"
 #include "kernel_abi.h"
 #include "reduce_algorithm.h"
 #include "reduce_schedule.h"
@@ -88,7 +89,7 @@ protected:
 
     ReduceStages reduce(const Expr &x, const std::vector<Var> &vars, const RDom &r) {
         return define_reduction(x, vars, r, output.type(), reducer, partial, float32_sums, p_kind,
-                                p);
+                                p, sched::vector_powers(this->get_target()));
     }
 
     ReduceStages stages_;

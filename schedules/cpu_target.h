@@ -22,4 +22,10 @@ inline int vector_bytes(const Halide::Target &target) {
     return target.natural_vector_size(Halide::UInt(8));
 }
 
+// Whether a general p's float64 powers with float32 or narrower results take narrow_pow, float64
+// vector arithmetic (generators/float_math.h), rather than Halide's pow: on CPUs, where float64
+// pow is a scalar libm call per lane. GPUs keep their own pow: D3D12 has no float64, and most
+// GPUs run float64 at a small fraction of float32's rate.
+inline bool vector_powers(const Halide::Target &target) { return !target.has_gpu_feature(); }
+
 }  // namespace lpnorm::sched

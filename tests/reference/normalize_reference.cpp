@@ -232,7 +232,8 @@ long double ulp_at(DType d, long double v) {
 
 // y = x * (1 / d), d from the group's sum as in docs/semantics.md ("Error bound, in range"),
 // in the compute type's unit roundoff u (float32 for 16-bit inputs, float64 otherwise):
-//   term: 0 (p = 1), u (2), 2u (3), 4u + p L u' for pow (u' = u when p is not representable);
+//   term: 0 (p = 1), u (2), 2u (3), pow_error + p L u' for pow (u' = u when p is not
+//   representable);
 //   sum: gamma(n - 1); both divided by p through the root, which adds 0, u, 2u or 4u + L u;
 //   eps: sum_add's pair norm (below), u for eps (norm_max) or its root (sum_max, host pow 2^-52
 //   first) rounded into the compute type; p = inf: the norm is max|x|, exact;
@@ -256,7 +257,8 @@ long double normalize_tolerance(DType dtype, const NormalizeParams &params,
         } else if (p == 3) {
             term = 2 * u, root = 2 * u;
         } else {
-            term = 4 * u + (p_exact ? 0 : p * L * u), root = 4 * u + L * u;
+            term = pow_error(dtype == DType::float32, u) + (p_exact ? 0 : p * L * u);
+            root = 4 * u + L * u;
         }
         const long double gamma = (n - 1) * u / (1 - (n - 1) * u);
         rel = (term + gamma) / p + root;
@@ -289,9 +291,11 @@ bool normalize_matches(DType dtype, const NormalizeParams &params, const Normali
 //
 // Tolerance: the kernels compute in float32 for 16-bit dtypes, float64 otherwise (unit
 // roundoff u). d, y and c carry the forward's bound and the sum's gamma(n); g a few roundings
-// (pow: 4u, |p - 1| of y's and |ln|y|| (|p| + |p - 1|) u); the difference then cancels up to
-// its terms' size, so the bound is K u (|dy| + |g c|) / |d| with K = 2n + 24 plus pow's share,
-// and half an ulp of the output.
+// (pow: pow_error, |p - 1| of y's and |ln|y|| (|p| + |p - 1|) u); the difference then cancels
+// up to its terms' size, so the bound is K u (|dy| + |g c|) / |d| with K = 2n + 24 plus pow's
+// share, and half an ulp of the output. Where the sum's terms carry more than 4u (pow_error of
+// float32 inputs), d's relative error pow_error / p moves y and c, g by |p - 1| times it, and
+// the quotient: (2 + |p - 1|) pow_error / p more.
 NormalizeGradientResult normalize_gradient(const Tensor &input, const Tensor &output_grad,
                                            const NormalizeParams &params) {
     NormalizeGradientResult result;
@@ -301,6 +305,7 @@ NormalizeGradientResult normalize_gradient(const Tensor &input, const Tensor &ou
     result.values.resize(size_t(input.num_elements()));
     const long double p = params.p;
     const long double u = std::ldexp(1.0L, dtype_size(input.dtype) == 2 ? -24 : -53);
+    const long double own_pow = pow_error(input.dtype == DType::float32, u);
     const long double nan = std::numeric_limits<long double>::quiet_NaN();
     const int64_t group_size = group_size_of(input, grouped);
     for_each_group(input, grouped,
@@ -361,8 +366,11 @@ NormalizeGradientResult normalize_gradient(const Tensor &input, const Tensor &ou
                            const long double through = follows ? g * c : 0;
                            out.value = (dy[e] - through) / d;
                            long double k = 2 * (long double)group_size + 24;
+                           if (pow_kind) {
+                               k += (2 + std::fabs(p - 1)) * (own_pow - 4 * u) / (p * u);
+                           }
                            if (pow_kind && a > 0) {
-                               k += 4 + std::fabs(p - 1) +
+                               k += own_pow / u + std::fabs(p - 1) +
                                     std::fabs(std::log(a)) * (std::fabs(p) + std::fabs(p - 1));
                            }
                            out.error = k * u * (std::fabs(dy[e]) + std::fabs(g) * c_terms) / d;

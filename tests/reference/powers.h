@@ -24,6 +24,14 @@ inline long double power(long double b, long double p) {
     }
 }
 
+// The relative error the kernels' power of a general p carries: pow within 4 units of the
+// compute type's roundoff u, except the float64 powers of float32 inputs (reductions and
+// normalizations), which CPU kernels take from lpnorm's vector power, within 2e-13
+// (generators/float_math.h, narrow_pow): for those the larger of the two serves every backend.
+inline long double pow_error(bool float32_input, long double u) {
+    return float32_input ? std::max(4 * u, 2e-13L) : 4 * u;
+}
+
 // The largest |ln a| over the non-zero finite magnitudes a added (0 when there are none):
 // |ln| grows away from 1 on both sides, so it is the larger of |ln| at the smallest and at
 // the largest of them, two logarithms in all.

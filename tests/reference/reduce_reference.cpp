@@ -382,7 +382,8 @@ Range allowed_range(DType dtype, double p, const Value &expected, bool float32_s
             else if (p == 3)
                 e_op = (1 + u) * (1 + u) - 1;
             else if (p != 1)
-                e_op = 4 * u + (acc_representable(pl) ? 0 : pl * expected.max_log * u);
+                e_op = pow_error(dtype == DType::float32, u) +
+                       (acc_representable(pl) ? 0 : pl * expected.max_log * u);
             e_t = (1 + e_conv) * (1 + e_op) - 1;
             const ld k = static_cast<ld>(std::max<int64_t>(expected.n - 1, 0));
             const ld gamma = k * u / (1 - k * u);
