@@ -82,9 +82,12 @@ NormalizeBackwardStages define_normalize_backward(
     const Expr e = cast(c, p) - one;
     const Expr m_nan = is_nan_bits(m), m_inf = is_nan_or_inf_bits(m) && !m_nan;
     const Expr usable = select(m_nan || m_inf || x_zero, one, m);
+    // In a Func of its own, as the forward's terms: not strict float, so that its products and
+    // adds fuse.
+    Func slope_power("slope_power");
+    slope_power(vars) = lp_pow(usable, e, vector_powers && narrow_pow_suffices(s.input_type));
     const Expr power =
-        select(m_nan, m, x_zero, zero, m_inf, select(e < zero, zero, m),
-               lp_pow(usable, e, vector_powers && narrow_pow_suffices(s.input_type)));
+        select(m_nan, m, x_zero, zero, m_inf, select(e < zero, zero, m), slope_power(vars));
     // One (condition, value) pair per line.
     // clang-format off
     const Expr slope = select(

@@ -51,13 +51,13 @@ std::vector<Expr> kind_conditions(Reducer reducer, const Expr &p_kind) {
 
 // The term a sum-type reduction adds up, in the accumulator type.
 Expr strict_sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p,
-                     bool narrow) {
+                     bool narrow, const Expr &general_power) {
     Expr a = cast(acc_t, x);
     Expr m = magnitude(a);
     // Both sides of a select are evaluated, and fast-math code may misbehave on NaN or inf
     // even in the side not taken, so pow only ever sees finite values.
     Expr non_finite = is_nan_or_inf_bits(m);
-    Expr finite_m = select(non_finite, make_one(acc_t), m);
+    Expr finite_m = finite_magnitude(a);
     // Tested on the bits: fast-math float compares may treat NaN as equal to anything.
     Expr nonzero = cast(acc_t, select(magnitude_bits(x) != 0, 1, 0));
     // One (condition, value) pair per line.
@@ -66,7 +66,8 @@ Expr strict_sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const
                   p_kind == abi::kL2, a * a,
                   p_kind == abi::kL3, m * m * m,
                   // Halide's own float32 pow maps NaN to 0: non-finite |x| is its own term.
-                  p_kind == abi::kLp, select(non_finite, m, lp_pow(finite_m, cast(acc_t, p), narrow)),
+                  p_kind == abi::kLp, select(non_finite, m, general_power.defined() ? general_power
+                                                            : lp_pow(finite_m, cast(acc_t, p), narrow)),
                   nonzero);
     // clang-format on
 }
@@ -86,10 +87,16 @@ Expr strict_sum_finish(const Expr &s, const Expr &p_kind, const Expr &p) {
 
 // The term a sum-type reduction adds up, in the accumulator type (the square left free to fuse
 // with the add into an FMA: see define_reduction).
-Expr lp_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p, bool narrow) {
+Expr lp_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p, bool narrow,
+             const Expr &general_power) {
     Expr widened = cast(acc_t, x);
     return select(p_kind == abi::kL2, widened * widened,
-                  strict_float(strict_sum_term(x, acc_t, p_kind, p, narrow)));
+                  strict_float(strict_sum_term(x, acc_t, p_kind, p, narrow, general_power)));
+}
+
+Expr finite_magnitude(const Expr &x) {
+    const Expr m = magnitude(x);
+    return select(is_nan_or_inf_bits(m), make_one(x.type()), m);
 }
 
 Expr norm_of_sum(const Expr &sum, const Expr &p_kind, const Expr &p) {

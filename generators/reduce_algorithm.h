@@ -41,9 +41,14 @@ ReduceStages define_reduction(const Halide::Expr &x, const std::vector<Halide::V
 
 // The term |x|^p of a sum-type p_kind (kernel_abi.h) in accumulator type `acc_t`, and the
 // norm (root) of a sum of them; NaN and inf pass through both as IEEE says. `narrow`: a general
-// p's powers by narrow_pow (float_math.h).
+// p's powers by narrow_pow (float_math.h). `general_power`, where defined, is the general kind's
+// power of finite_magnitude(x in acc_t), taken by the caller (for instance in a Func of its own,
+// whose arithmetic is then not strict: strict float has no fused multiply-add).
 Halide::Expr lp_term(const Halide::Expr &x, const Halide::Type &acc_t, const Halide::Expr &p_kind,
-                     const Halide::Expr &p, bool narrow);
+                     const Halide::Expr &p, bool narrow,
+                     const Halide::Expr &general_power = Halide::Expr());
+// |x|, or 1 where x is NaN or inf: what pow may be given (both sides of a select are evaluated).
+Halide::Expr finite_magnitude(const Halide::Expr &x);
 Halide::Expr norm_of_sum(const Halide::Expr &sum, const Halide::Expr &p_kind,
                          const Halide::Expr &p);
 
