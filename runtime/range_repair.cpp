@@ -221,9 +221,10 @@ private:
     long double max_ = 0, sum_ = 0, carry_ = 0;
 };
 
-// Quotients rounded down and up, for a divisor b > 0.
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+// Quotients rounded down and up, for a divisor b > 0, without overflow for any a (the window
+// arithmetic of a huge stride gives a near -2^63: the fuzzer found -a + b - 1 overflowing).
+int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b > 0 ? 1 : 0); }
 
 // Visits the input offsets (in elements) of one output's terms.
 template <typename Visit>
