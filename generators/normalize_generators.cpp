@@ -43,7 +43,7 @@ public:
         }
         stages_ = define_normalize(input, vars, RDim, input.dim(RDim).extent(), output.type(),
                                    p_kind, p, eps_kind, eps, eps_root, scaled, float16_keeps_nan,
-                                   sched::vector_powers(this->get_target()));
+                                   sched::vector_powers(this->context()));
         output = stages_.out;
         Region region;
         for (int extent : Self::kEstimateExtents) {
@@ -103,7 +103,7 @@ public:
         }
         stages_ = define_normalize_backward(input, dy, vars, RDim, input.dim(RDim).extent(),
                                             output.type(), p_kind, p, eps_kind, eps, eps_root,
-                                            scaled, sched::vector_powers(this->get_target()));
+                                            scaled, sched::vector_powers(this->context()));
         output = stages_.out;
         Region region;
         for (int extent : Self::kEstimateExtents) {

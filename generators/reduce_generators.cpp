@@ -89,7 +89,7 @@ protected:
 
     ReduceStages reduce(const Expr &x, const std::vector<Var> &vars, const RDom &r) {
         return define_reduction(x, vars, r, output.type(), reducer, partial, float32_sums, p_kind,
-                                p, sched::vector_powers(this->get_target()));
+                                p, sched::vector_powers(this->context()));
     }
 
     ReduceStages stages_;

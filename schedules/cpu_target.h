@@ -27,6 +27,8 @@ inline int vector_bytes(const Halide::Target &target) {
 // pow is a scalar libm call per lane (float32 p = 2.5 reduction of [4096, 1024] on Zen 4: 18.4
 // ms with it, 3.7 ms with narrow_pow). GPUs keep their own pow: D3D12 has no float64, and most
 // GPUs run float64 at a small fraction of float32's rate.
-inline bool vector_powers(const Halide::Target &target) { return !target.has_gpu_feature(); }
+inline bool vector_powers(const Halide::GeneratorContext &context) {
+    return !context.target().has_gpu_feature();
+}
 
 }  // namespace lpnorm::sched
