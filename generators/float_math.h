@@ -33,6 +33,10 @@ Halide::Expr integer_power(const Halide::Expr &m, const Halide::Expr &p);
 // results rounded to float32 or narrower, not for float64 ones. Where m^e leaves float64's range,
 // inf or a subnormal or 0, as pow gives.
 Halide::Expr narrow_pow(const Halide::Expr &m, const Halide::Expr &e);
+// m^e for m > 0 finite (normal or subnormal) and a finite e, in float32 vector arithmetic, with
+// float32's own precision: relative error within (3 + 2 ln 2 |e log2 m|) 2^-24, as Halide's pow,
+// without its guards for the m and e excluded here. Over- and underflows to inf and 0 as pow.
+Halide::Expr float32_pow(const Halide::Expr &m, const Halide::Expr &e);
 // Whether an op on `input` may take narrow_pow for its powers: results of float types of 32 bits
 // or fewer.
 bool narrow_pow_suffices(const Halide::Type &input);

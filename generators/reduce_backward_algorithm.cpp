@@ -29,7 +29,7 @@ Type reduce_backward_compute_type(const Type &input) {
 ReduceBackwardStages define_reduce_backward(const Func &x, const Func &y, const Func &dy,
                                             const std::vector<Var> &vars, int r_dim,
                                             const Expr &r_extent, const Type &output_type,
-                                            const Expr &p_kind, const Expr &p) {
+                                            const Expr &p_kind, const Expr &p, bool vector_powers) {
     ReduceBackwardStages s;
     s.vars = vars;
     for (int d = 0; d < int(vars.size()); d++) {
@@ -85,10 +85,14 @@ ReduceBackwardStages define_reduce_backward(const Func &x, const Func &y, const 
     const Expr t_nan = is_nan_bits(t), t_inf = is_nan_or_inf_bits(t) && !t_nan;
     const Expr t_zero = magnitude_bits(t) == 0;
     const Expr usable = select(t_nan || t_inf || t_zero, one, t);
+    // In a Func of its own, outside the strict-float expression of dx, so that its products and
+    // adds fuse into FMAs.
+    Func general_power("general_power");
+    general_power(vars) = vector_powers && c == Float(32) ? float32_pow(usable, e) : pow(usable, e);
     const Expr power = select(t_nan, t,                             //
                               t_zero, select(e < zero, inf, zero),  //
                               t_inf, select(e < zero, zero, inf),   //
-                              pow(usable, e));
+                              general_power(vars));
     // At x = 0, PyTorch's products are 0 times dy / y^(p-1) (p > 1) or dy y^(1-p) (p < 1):
     // NaN where y is NaN, and for p < 1 where y is infinite.
     const Expr at_zero = select(e < zero, norm, reciprocal);

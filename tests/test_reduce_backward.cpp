@@ -235,6 +235,22 @@ TEST_P(ReduceBackwardDtype, SubnormalNorms) {
     }
 }
 
+// Ratios t = |x| / y below the normal range of the compute type (float32 for 16- and 32-bit
+// dtypes) beside an ordinary norm: a general p's power of a subnormal t. Halide's float32 pow,
+// which the CPU kernels took before float32_pow (generators/float_math.h), was off by orders of
+// magnitude there.
+TEST_P(ReduceBackwardDtype, SubnormalRatios) {
+    const DType d = GetParam();
+    // Below 2^-126 (2^-1022) relative to 1, and representable in the dtype (float16 cannot).
+    const long double tiny = d == DType::float64 ? 1e-310L : 1e-40L;
+    if (d == DType::float16) GTEST_SKIP() << "float16 has no values 2^-126 apart";
+    uint64_t seed = 91;
+    for (double p : {1.2, 2.5, 0.5}) {
+        Array x = make_from(d, {2, 4}, {1, tiny, -2 * tiny, 3 * tiny, -1, tiny / 2, 0, 5 * tiny});
+        EXPECT_TRUE(check_call(x.t, params({1}, p), seed++)) << "p = " << p;
+    }
+}
+
 // x, y, dy as views with gaps and reversed axes; y and dy of keep_dims = true and false.
 TEST_P(ReduceBackwardDtype, StridedViews) {
     const DType d = GetParam();
