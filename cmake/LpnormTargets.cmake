@@ -65,7 +65,7 @@ if (LPNORM_PLATFORM STREQUAL "x86-64-linux")
     # Kernels left out of a backend (docs/targets.md, "Known fault"): their CUDA code traps on a
     # device, which poisons the process's CUDA context; without them the calls get
     # `unsupported` and run on the CPU backend instead.
-    set(LPNORM_GPU_LEFT_OUT_cuda reduce_general pool_2d pool_3d)
+    set(LPNORM_GPU_LEFT_OUT_cuda reduce_general)
 endif ()
 # D3D12 compute: Windows kernels, cross-compiled on an x86-64 Linux host into a static library
 # of their own (d3d12/lpnorm_kernels_d3d12.lib, cmake/LpnormD3D12.cmake) for Windows programs;

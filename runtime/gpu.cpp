@@ -1,5 +1,6 @@
 #include "gpu.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -332,6 +333,31 @@ Status refuse_gpu_split(Backend backend, const Tensor &in, int axis) {
                       " (stride " + std::to_string(in.strides[axis]) + ") is beyond what backend " +
                       backend_name(backend) +
                       " indexes in one kernel call (2^31 - 1): use the cpu backend");
+}
+
+Status check_gpu_pool_grid(Backend backend, const Tensor &input, const Tensor &output) {
+    constexpr int64_t kCudaGridLimit = 65535;
+    if (backend != Backend::cuda) return Status::Ok();
+    const int64_t planes = output.shape[0] * output.shape[1];
+    // The stages before the last run over input rows as well (the 3-D sum along D has one
+    // thread per input row of each output plane): the larger extent of each dim.
+    int64_t rows = 1;
+    for (int i = 2; i + 1 < output.rank; i++) rows *= std::max(input.shape[i], output.shape[i]);
+    std::string what;
+    if (planes > kCudaGridLimit) {
+        what = "output.shape[0] * output.shape[1] (N x C) = " + std::to_string(planes);
+    } else if (rows > kCudaGridLimit) {
+        what =
+            "the spatial dims but the last (product, of the input's or the output's extent, "
+            "the larger) = " +
+            std::to_string(rows);
+    } else {
+        return Status::Ok();
+    }
+    return Status(ErrorCode::too_large,
+                  what +
+                      " is beyond the 65535 blocks a CUDA grid dim takes in one pooling "
+                      "kernel call: use the cpu backend");
 }
 
 void copy_to_dense(const Tensor &in, void *dst_data) {

@@ -117,6 +117,12 @@ private:
 // The `too_large` answer for a tensor that GPU `backend` would have to split along `axis`.
 Status refuse_gpu_split(Backend backend, const Tensor &input, int axis);
 
+// CUDA launches at most 65535 blocks along a grid's y and z. The pooling kernels' grids
+// (schedules/gpu_pool_schedule.cpp) take N x C in one of them, and the spatial dims but the last
+// (their product) in the other; a pooling of `input` into `output` (N, C, spatial...) beyond that
+// on `backend` gets `too_large`, naming the dims, before any kernel runs.
+Status check_gpu_pool_grid(Backend backend, const Tensor &input, const Tensor &output);
+
 // Copies `input` (any strides, host memory) into dense row-major `dst`.
 void copy_to_dense(const Tensor &input, void *dst);
 

@@ -169,6 +169,10 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
                           " in this build");
     }
 
+    if (gpu) {
+        s = rt::check_gpu_pool_grid(backend, input, output);
+        if (!s.ok()) return s;
+    }
     rt::PoolCall call;
     call.kernel = kernel;
     call.backend = backend;

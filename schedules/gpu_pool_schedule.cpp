@@ -15,19 +15,57 @@
 #include "gpu_common.h"
 
 namespace lpnorm::sched {
+namespace {
 
 using namespace Halide;
+
+// The block grid of a pooling stage whose threads split dim 0 (into `block` and `thread`): its
+// other pure vars (s1.., c, n) with none taken from more than a two-way fuse, s0's blocks in x,
+// s1 (or s1 and s2 fused) in y, c and n fused in z. A var taken from a fuse of three or more, or
+// from one fused with s0's blocks (as thread_per_point does), gets its whole range as its
+// bounds: a producer computed per thread then fails its extent-1 check (a `trap` in the CUDA
+// kernel, CUDA_ERROR_LAUNCH_FAILED on an H100) or, where the backend drops the check, computes
+// its whole range per thread. CUDA takes at most 65535 blocks along y and z: the runtime refuses
+// larger calls (check_gpu_pool_grid, runtime/gpu.h).
+void pool_grid(Stage f, const VarOrRVar &block, const VarOrRVar &thread,
+               const std::vector<Var> &vars, int spatial, const Target &target) {
+    const DeviceAPI api = gpu_api(target);
+    Var plane("plane");
+    f.fuse(vars[spatial], vars[spatial + 1], plane);
+    if (spatial == 1) {
+        f.gpu_blocks(block, plane, api);
+    } else {
+        Var rows = vars[1];
+        if (spatial == 3) {
+            rows = Var("outer");
+            f.fuse(vars[1], vars[2], rows);
+        }
+        f.gpu_blocks(block, rows, plane, api);
+    }
+    f.gpu_threads(thread, api);
+}
+
+// One thread per point of `f` over the pooling vars, in pool_grid's blocks. Returns the thread
+// var.
+Var thread_per_pool_point(Stage f, const std::vector<Var> &vars, int spatial, int threads,
+                          const Target &target) {
+    Var block("block"), thread("thread");
+    f.split(vars[0], block, thread, threads, TailStrategy::GuardWithIf);
+    pool_grid(f, block, thread, vars, spatial, target);
+    return thread;
+}
+
+}  // namespace
 
 void schedule_pool_gpu(const gen::PoolStages &s, const PoolBuffers &, const Target &target,
                        const PoolKnobs &knobs) {
     const int spatial = static_cast<int>(s.sums.size());
-    const DeviceAPI api = gpu_api(target);
     // 3-D: the sum along dim 2, stored.
     for (int d = spatial - 1; d >= 2; d--) {
         Func sum = s.sums[d];
         Func stored = sum.in();
         stored.compute_root();
-        Var at = thread_per_point(stored, s.vars, knobs.gpu_threads, target);
+        Var at = thread_per_pool_point(stored, s.vars, spatial, knobs.gpu_threads, target);
         compute_per_thread(sum, stored, at);
     }
 
@@ -42,24 +80,11 @@ void schedule_pool_gpu(const gen::PoolStages &s, const PoolBuffers &, const Targ
     if (spatial >= 2) {
         fill.reorder(s.taps[1].y, thread, block);
     }
-    // The update's pure vars in the block index: c and n fused, and the spatial dims past 0
-    // (for 3-D fused too: a kernel has at most 3 block dims).
-    Var plane("plane");
-    fill.fuse(s.vars[spatial], s.vars[spatial + 1], plane);
-    if (spatial == 1) {
-        fill.gpu_blocks(block, plane, api);
-    } else {
-        Var rows = s.vars[1];
-        if (spatial == 3) {
-            rows = Var("outer");
-            fill.fuse(s.vars[1], s.vars[2], rows);
-        }
-        fill.gpu_blocks(block, rows, plane, api);
-    }
-    fill.gpu_threads(thread, api);
+    // The update's pure vars (the spatial dims past 0, c and n) in the block index.
+    pool_grid(fill, block, thread, s.vars, spatial, target);
 
     Func out = s.out;
-    Var at = thread_per_point(out, s.vars, knobs.gpu_threads, target);
+    Var at = thread_per_pool_point(out, s.vars, spatial, knobs.gpu_threads, target);
     compute_per_thread(s.sums[0], out, at);
 
     // Each p_kind gets its own copy of the stages that raise to p or take the root; the last
