@@ -29,7 +29,7 @@ Type reduce_backward_compute_type(const Type &input) {
 ReduceBackwardStages define_reduce_backward(const Func &x, const Func &y, const Func &dy,
                                             const std::vector<Var> &vars, int r_dim,
                                             const Expr &r_extent, const Type &output_type,
-                                            const Expr &p_kind, const Expr &p, bool vector_powers) {
+                                            const Expr &p_kind, const Expr &p) {
     ReduceBackwardStages s;
     s.vars = vars;
     for (int d = 0; d < int(vars.size()); d++) {
@@ -86,9 +86,10 @@ ReduceBackwardStages define_reduce_backward(const Func &x, const Func &y, const 
     const Expr t_zero = magnitude_bits(t) == 0;
     const Expr usable = select(t_nan || t_inf || t_zero, one, t);
     // In a Func of its own, outside the strict-float expression of dx, so that its products and
-    // adds fuse into FMAs.
+    // adds fuse into FMAs. float32 by float32_pow on every target: Halide's float32 pow is wrong
+    // on subnormal t, on CPUs and on CUDA alike (ReduceBackwardDtype.SubnormalRatios).
     Func general_power("general_power");
-    general_power(vars) = vector_powers && c == Float(32) ? float32_pow(usable, e) : pow(usable, e);
+    general_power(vars) = c == Float(32) ? float32_pow(usable, e) : pow(usable, e);
     const Expr power = select(t_nan, t,                             //
                               t_zero, select(e < zero, inf, zero),  //
                               t_inf, select(e < zero, zero, inf),   //

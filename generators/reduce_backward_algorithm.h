@@ -29,14 +29,12 @@ Halide::Type reduce_backward_compute_type(const Halide::Type &input);
 
 // Builds the stages for inputs x, y and dy of `vars.size()` dims whose dim `r_dim`, of extent
 // `r_extent`, was reduced (y and dy are read at r = 0). p_kind and p are the kernel's
-// (kernel_abi.h). `vector_powers`: a general p's float32 powers by float32_pow (float_math.h)
-// rather than Halide's pow (sched::vector_powers says where).
+// (kernel_abi.h).
 ReduceBackwardStages define_reduce_backward(const Halide::Func &x, const Halide::Func &y,
                                             const Halide::Func &dy,
                                             const std::vector<Halide::Var> &vars, int r_dim,
                                             const Halide::Expr &r_extent,
                                             const Halide::Type &output_type,
-                                            const Halide::Expr &p_kind, const Halide::Expr &p,
-                                            bool vector_powers);
+                                            const Halide::Expr &p_kind, const Halide::Expr &p);
 
 }  // namespace lpnorm::gen

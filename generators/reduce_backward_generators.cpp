@@ -2,7 +2,6 @@
 // (kernel_abi.h), in the layouts of the normalization kernels. Each declares its buffers and
 // knobs, builds the algorithm with define_reduce_backward(), and hands the stages to schedules/.
 #include "Halide.h"
-#include "cpu_target.h"
 #include "kernel_abi.h"
 #include "reduce_backward_algorithm.h"
 #include "reduce_backward_schedule.h"
@@ -36,7 +35,7 @@ public:
             vars.emplace_back(d == RDim ? "r" : "k" + std::to_string(d));
         }
         stages_ = define_reduce_backward(x, y, dy, vars, RDim, x.dim(RDim).extent(), dx.type(),
-                                         p_kind, p, sched::vector_powers(this->context()));
+                                         p_kind, p);
         dx = stages_.out;
         Region region, group_region;
         for (int d = 0; d < Dims; d++) {

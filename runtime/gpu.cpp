@@ -335,29 +335,46 @@ Status refuse_gpu_split(Backend backend, const Tensor &in, int axis) {
                       " indexes in one kernel call (2^31 - 1): use the cpu backend");
 }
 
-Status check_gpu_pool_grid(Backend backend, const Tensor &input, const Tensor &output) {
+namespace {
+
+// A grid dim of `blocks` blocks, described by `what`: refused on CUDA beyond its 65535.
+struct GridDim {
+    int64_t blocks;
+    std::string what;
+};
+Status check_cuda_grid(Backend backend, std::initializer_list<GridDim> dims) {
     constexpr int64_t kCudaGridLimit = 65535;
     if (backend != Backend::cuda) return Status::Ok();
-    const int64_t planes = output.shape[0] * output.shape[1];
+    for (const GridDim &d : dims) {
+        if (d.blocks > kCudaGridLimit) {
+            return Status(ErrorCode::too_large,
+                          d.what + " = " + std::to_string(d.blocks) +
+                              " is beyond the 65535 blocks a CUDA grid dim takes in one kernel "
+                              "call: use the cpu backend");
+        }
+    }
+    return Status::Ok();
+}
+
+}  // namespace
+
+Status check_gpu_pool_grid(Backend backend, const Tensor &input, const Tensor &output) {
     // The stages before the last run over input rows as well (the 3-D sum along D has one
     // thread per input row of each output plane): the larger extent of each dim.
     int64_t rows = 1;
     for (int i = 2; i + 1 < output.rank; i++) rows *= std::max(input.shape[i], output.shape[i]);
-    std::string what;
-    if (planes > kCudaGridLimit) {
-        what = "output.shape[0] * output.shape[1] (N x C) = " + std::to_string(planes);
-    } else if (rows > kCudaGridLimit) {
-        what =
-            "the spatial dims but the last (product, of the input's or the output's extent, "
-            "the larger) = " +
-            std::to_string(rows);
-    } else {
-        return Status::Ok();
-    }
-    return Status(ErrorCode::too_large,
-                  what +
-                      " is beyond the 65535 blocks a CUDA grid dim takes in one pooling "
-                      "kernel call: use the cpu backend");
+    return check_cuda_grid(
+        backend, {{output.shape[0] * output.shape[1], "output.shape[0] * output.shape[1] (N x C)"},
+                  {rows,
+                   "the product of the spatial dims but the last (of the input's or the "
+                   "output's extent, the larger)"}});
+}
+
+Status check_gpu_general_grid(Backend backend, const int64_t *out_extent) {
+    return check_cuda_grid(
+        backend, {{out_extent[1], "the general reduction's second output dim (innermost first)"},
+                  {out_extent[2] * out_extent[3],
+                   "the product of the general reduction's third and fourth output dims"}});
 }
 
 void copy_to_dense(const Tensor &in, void *dst_data) {

@@ -122,6 +122,10 @@ Status refuse_gpu_split(Backend backend, const Tensor &input, int axis);
 // (their product) in the other; a pooling of `input` into `output` (N, C, spatial...) beyond that
 // on `backend` gets `too_large`, naming the dims, before any kernel runs.
 Status check_gpu_pool_grid(Backend backend, const Tensor &input, const Tensor &output);
+// The same for the `general` reduction's kernel (schedules/gpu_reduce_schedule.cpp), whose grid
+// takes its output's dim 1 (Halide order, innermost first) in y and dims 2 and 3 in z; its
+// output extents `out_extent` (kMaxRank of them).
+Status check_gpu_general_grid(Backend backend, const int64_t *out_extent);
 
 // Copies `input` (any strides, host memory) into dense row-major `dst`.
 void copy_to_dense(const Tensor &input, void *dst);

@@ -114,6 +114,10 @@ Status call_kernel(const Tensor &in, const OutView &out, bool partial, const Job
                                : std::string(" at isa ") + isa_name(job.call.isa)) +
                           " in this build");
     }
+    if (gpu && c.pattern == Pattern::general) {
+        s = check_gpu_general_grid(job.call.backend, c.out_extent);
+        if (!s.ok()) return s;
+    }
     const KernelScope kernel_scope;
     note_kernel_call(kernel->symbol);
     BufferView in_buf(in.data, in.dtype, c.in_dims, c.in_extent, c.in_stride);

@@ -116,10 +116,23 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
     compute_per_thread(s.acc, s.out, out_at);
 }
 
-// general: one thread per output; the reduction domain is walked in place.
+// general: one thread per output point of dims 0-3, which walks dims 4 and up (extent 1 unless
+// the kept dims are many) and, for each, the reduction domain in place. The block grid is dim
+// 0's blocks, dim 1, and dims 2 and 3 fused: a var taken from a fuse of three or more gets its
+// whole range as its bounds (docs/targets.md, "Known fault"), so the eight dims cannot all be
+// fused into the grid, as thread_per_point does. CUDA takes at most 65535 blocks along y and z:
+// the runtime refuses larger calls (check_gpu_general_grid, runtime/gpu.h).
 void schedule_general(ReduceStages s, const Target &target, const ReduceKnobs &knobs) {
-    Var at = thread_per_point(s.out, s.vars, knobs.gpu_threads, target);
-    compute_per_thread(s.acc, s.out, at);
+    const DeviceAPI api = gpu_api(target);
+    const std::vector<Var> &v = s.vars;
+    Func out = s.out;
+    Var block("block"), thread("thread"), plane("plane");
+    out.split(v[0], block, thread, knobs.gpu_threads, TailStrategy::GuardWithIf)
+        .fuse(v[2], v[3], plane);
+    std::vector<VarOrRVar> order(v.begin() + 4, v.end());  // innermost first: the serial dims
+    for (const VarOrRVar &loop : {thread, block, v[1], plane}) order.push_back(loop);
+    out.reorder(order).gpu_blocks(block, v[1], plane, api).gpu_threads(thread, api);
+    compute_per_thread(s.acc, out, v.size() > 4 ? v[4] : thread);
     specialize_kinds(s.out, s);
 }
 

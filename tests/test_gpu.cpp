@@ -103,33 +103,48 @@ TEST(GpuBackends, AnUnusableBackendIsRefusedByName) {
     }
 }
 
-// CUDA grids take at most 65535 blocks along y and z, which the pooling kernels spend on N x C
-// and on the output's spatial dims but the last: beyond, the call is refused by name before any
-// kernel runs (a launch would fail on the device). Checked without a device, on the function
-// that decides it; other backends have no such limit.
-TEST(GpuBackends, CudaPoolGridLimitsAreNamed) {
-    auto check = [](Backend b, std::vector<int64_t> out_shape, std::vector<int64_t> in_shape = {}) {
+// CUDA grids take at most 65535 blocks along y and z. The pooling kernels spend them on N x C
+// and on the spatial dims but the last, the general reduction on its second output dim and on
+// its third and fourth: beyond, the call is refused by name before any kernel runs (a launch
+// would fail on the device). Checked without a device, on the functions that decide it; other
+// backends have no such limit.
+TEST(GpuBackends, CudaGridLimitsAreNamed) {
+    auto pool = [](Backend b, std::vector<int64_t> out_shape, std::vector<int64_t> in_shape = {}) {
         if (in_shape.empty()) in_shape = out_shape;
         return rt::check_gpu_pool_grid(b, Tensor::contiguous(nullptr, DType::float32, in_shape),
                                        Tensor::contiguous(nullptr, DType::float32, out_shape));
     };
-    EXPECT_TRUE(check(Backend::cuda, {255, 257, 4, 4}).ok());        // 65535 planes
-    EXPECT_TRUE(check(Backend::cuda, {1, 1, 65535, 9}).ok());        // 65535 rows
-    EXPECT_TRUE(check(Backend::cuda, {1, 1, 1 << 20}).ok());         // 1-D: no rows
-    EXPECT_TRUE(check(Backend::opencl, {512, 512, 300, 300}).ok());  // OpenCL: no limit
-    const Status planes = check(Backend::cuda, {256, 257, 4, 4});
+    EXPECT_TRUE(pool(Backend::cuda, {255, 257, 4, 4}).ok());        // 65535 planes
+    EXPECT_TRUE(pool(Backend::cuda, {1, 1, 65535, 9}).ok());        // 65535 rows
+    EXPECT_TRUE(pool(Backend::cuda, {1, 1, 1 << 20}).ok());         // 1-D: no rows
+    EXPECT_TRUE(pool(Backend::opencl, {512, 512, 300, 300}).ok());  // OpenCL: no limit
+    const Status planes = pool(Backend::cuda, {256, 257, 4, 4});
     EXPECT_EQ(planes.code(), ErrorCode::too_large);
-    EXPECT_NE(planes.message().find("output.shape[0] * output.shape[1] (N x C) = 65792"),
+    EXPECT_NE(planes.message().find("output.shape[0] * output.shape[1] (N x C) = 65792 is beyond"),
               std::string::npos)
         << planes.message();
-    const Status rows = check(Backend::cuda, {1, 2, 256, 257, 3});
+    const Status rows = pool(Backend::cuda, {1, 2, 256, 257, 3});
     EXPECT_EQ(rows.code(), ErrorCode::too_large);
     EXPECT_NE(rows.message().find("the larger) = 65792"), std::string::npos) << rows.message();
     // A 3-D sum along D runs over the input's rows: [2 * 200, 170] input rows for [200, 170]
     // output rows (stride 2 along H).
-    EXPECT_TRUE(check(Backend::cuda, {1, 1, 200, 170, 8}).ok());
-    EXPECT_EQ(check(Backend::cuda, {1, 1, 200, 170, 8}, {1, 1, 400, 170, 8}).code(),
+    EXPECT_TRUE(pool(Backend::cuda, {1, 1, 200, 170, 8}).ok());
+    EXPECT_EQ(pool(Backend::cuda, {1, 1, 200, 170, 8}, {1, 1, 400, 170, 8}).code(),
               ErrorCode::too_large);
+
+    const int64_t fits[8] = {1 << 20, 65535, 255, 257, 9, 9, 9, 1};
+    const int64_t wide[8] = {1, 65536, 1, 1, 1, 1, 1, 1};
+    const int64_t deep[8] = {1, 1, 256, 257, 1, 1, 1, 1};
+    EXPECT_TRUE(rt::check_gpu_general_grid(Backend::cuda, fits).ok());
+    EXPECT_TRUE(rt::check_gpu_general_grid(Backend::opencl, wide).ok());
+    const Status y = rt::check_gpu_general_grid(Backend::cuda, wide);
+    EXPECT_EQ(y.code(), ErrorCode::too_large);
+    EXPECT_NE(y.message().find("second output dim (innermost first) = 65536"), std::string::npos)
+        << y.message();
+    const Status z = rt::check_gpu_general_grid(Backend::cuda, deep);
+    EXPECT_EQ(z.code(), ErrorCode::too_large);
+    EXPECT_NE(z.message().find("third and fourth output dims = 65792"), std::string::npos)
+        << z.message();
 }
 
 #ifdef _WIN32

@@ -103,16 +103,16 @@ const std::vector<Site> &sites() {
          " rows along it is beyond what one kernel call indexes",
          "needs an input spanning 2^31 elements; PoolSplit.WindowAcrossAnUnindexableStrideIsNamed "
          "reaches it with lowered split limits"},
-        // runtime/gpu.cpp: refuse_gpu_split, check_gpu_pool_grid, host_input_for, halide_dims,
+        // runtime/gpu.cpp: refuse_gpu_split, check_cuda_grid, host_input_for, halide_dims,
         // backend_usable, choose_backend, set_backend, gpu_context.
         {"gpu.split", "runtime/gpu.cpp",
          " indexes in one kernel call (2^31 - 1): use the cpu backend",
          "needs a usable OpenCL device: test_gpu.cpp (OpenClMemory.TensorsBeyondOneCallAreRefused) "
          "reaches it with lowered split limits"},
-        {"gpu.cuda_pool_grid", "runtime/gpu.cpp",
-         " is beyond the 65535 blocks a CUDA grid dim takes in one pooling ",
-         "needs a usable CUDA device: test_gpu.cpp (GpuBackends.CudaPoolGridLimitsAreNamed) "
-         "checks the limit for every shape kind without one"},
+        {"gpu.cuda_grid", "runtime/gpu.cpp",
+         " is beyond the 65535 blocks a CUDA grid dim takes in one kernel ",
+         "needs a usable CUDA device: test_gpu.cpp (GpuBackends.CudaGridLimitsAreNamed) checks "
+         "the pooling and general reduction limits without one"},
         {"gpu.dense_copy", "runtime/gpu.cpp", " does not fit in memory",
          "an allocation failure copying a reversed host tensor for a GPU backend"},
         {"gpu.copy_32bit", "runtime/gpu.cpp", " beyond what GPU copies index (2^31 - 1)",
