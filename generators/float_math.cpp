@@ -159,17 +159,19 @@ Expr float32_pow(const Expr &m, const Expr &e) {
     const Expr m32 = bind(cast(f32, m));
     const Expr subnormal = bind(reinterpret(u32, m32) < make_const(u32, 0x00800000));
     const Expr bits = bind(reinterpret(u32, select(subnormal, m32 * make_const(f32, 0x1p24), m32)));
-    const Expr exponent = cast<int>(bits >> 23) - select(subnormal, 127 + 24, 127);
-    const Expr mantissa =
-        bind(reinterpret(f32, (bits & make_const(u32, 0x007fffff)) | make_const(u32, 0x3f800000)));
-    const Expr above = bind(mantissa > make_const(f32, 1.41421356f));
-    const Expr f = bind(select(above, mantissa * make_const(f32, 0.5f), mantissa));
-    const Expr k = exponent + select(above, 1, 0);
+    // m = 2^k f with f in [sqrt(1/2), sqrt(2)), from the bits less those of sqrt(1/2): their
+    // exponent field is k, and their mantissa field over sqrt(1/2)'s bits is f.
+    const uint32_t root_half = 0x3f3504f3;  // sqrt(1/2)
+    const Expr offset = bind(cast<int>(bits) - int32_t(root_half));
+    const Expr k = (offset >> 23) - select(subnormal, 24, 0);
+    const Expr f =
+        bind(reinterpret(f32, cast(u32, offset & 0x007fffff) + make_const(u32, root_half)));
     const Expr s = bind((f - make_const(f32, 1.0f)) / (f + make_const(f32, 1.0f)));
     const Expr s2 = bind(s * s);
     // Both series by Estrin's scheme rather than Horner's, for a shorter dependency chain: the
-    // reduction gradient's loop is one chain per vector, and its samples sit on the series'
-    // FMAs. It gained within 3% there (docs/benchmarks.md).
+    // reduction gradient's loop is one chain per vector, and its samples sat on the series'
+    // FMAs. It gained within 3% there; f from the bits and the shifter below, 9-15%
+    // (docs/benchmarks.md).
     const double to_log2 = 2.0 / std::log(2.0);
     auto a = [&](int odd) { return make_const(f32, to_log2 / odd); };
     const Expr s4 = s2 * s2;
@@ -177,7 +179,12 @@ Expr float32_pow(const Expr &m, const Expr &e) {
     const Expr log2_m = s * series + cast(f32, k);
     const Expr w =
         bind(clamp(cast(f32, e) * log2_m, make_const(f32, -252.0f), make_const(f32, 252.0f)));
-    const Expr n = bind(round(w));
+    // The nearest integer by the 1.5 2^23 shifter, strict so that fast-math keeps the add and the
+    // subtract: two operations and the integer from the sum's bits, where round() and a
+    // conversion took five on AVX-512 (Halide rounds 16 lanes as two halves).
+    const float shifter = 0x1.8p23f;
+    const Expr shifted = bind(strict_float(w + make_const(f32, shifter)));
+    const Expr n = bind(strict_float(shifted - make_const(f32, shifter)));
     const Expr g = bind(w - n);
     double coefficient = 1.0;
     std::vector<double> taylor;  // (ln 2)^j / j!
@@ -192,7 +199,8 @@ Expr float32_pow(const Expr &m, const Expr &e) {
     // Bound outside the strict product below, whose strictness would reach the series and keep
     // its products and adds from fusing.
     two_to_g = bind(two_to_g);
-    const Expr ni = bind(cast<int>(n));
+    const Expr ni =
+        bind(reinterpret(Int(32), shifted) - reinterpret(Int(32), make_const(f32, shifter)));
     const Expr half = bind(ni >> 1);
     auto power_of_two = [&](const Expr &j) { return reinterpret(f32, cast(u32, j + 127) << 23); };
     // Strict: an overflow to inf stays inf (fast-math may assume no inf).
