@@ -15,7 +15,11 @@ inline Halide::DeviceAPI gpu_api(const Halide::Target &target) {
 // One GPU thread per point of `f` (a definition; its pure vars `vars`): blocks of `threads` threads
 // along the innermost of `vars`, so that neighbouring threads write neighbouring elements, and one
 // block index for the rest. Returns the thread var to compute per-point producers at
-// (Var::outermost() for a scalar, which gets one thread).
+// (Var::outermost() for a scalar, which gets one thread). Check the PTX of kernels that compute
+// a producer per thread here (cuda_ptx_assembles): in 2-D and 3-D pooling and the general
+// reduction, Halide bounded the vars of that one block index by their whole range, and the
+// per-thread extent-1 check trapped (docs/targets.md, "Known fault"); those schedules lay out
+// grids of their own.
 Halide::Var thread_per_point(Halide::Stage f, const std::vector<Halide::Var> &vars, int threads,
                              const Halide::Target &target);
 

@@ -21,12 +21,13 @@ using namespace Halide;
 
 // The block grid of a pooling stage whose threads split dim 0 (into `block` and `thread`): its
 // other pure vars (s1.., c, n) with none taken from more than a two-way fuse, s0's blocks in x,
-// s1 (or s1 and s2 fused) in y, c and n fused in z. A var taken from a fuse of three or more, or
-// from one fused with s0's blocks (as thread_per_point does), gets its whole range as its
-// bounds: a producer computed per thread then fails its extent-1 check (a `trap` in the CUDA
-// kernel, CUDA_ERROR_LAUNCH_FAILED on an H100) or, where the backend drops the check, computes
-// its whole range per thread. CUDA takes at most 65535 blocks along y and z: the runtime refuses
-// larger calls (check_gpu_pool_grid, runtime/gpu.h).
+// s1 (or s1 and s2 fused) in y, c and n fused in z. With every var fused into one block index
+// (thread_per_point), Halide bounded the vars taken from that fuse by their whole range: the
+// producer computed per thread then failed its extent-1 check (a `trap` in the CUDA kernel,
+// CUDA_ERROR_LAUNCH_FAILED on an H100) or, where the backend drops the check, indexed its
+// one-element buffer out of range. From a two-way fuse they are bounded to the thread's point.
+// CUDA takes at most 65535 blocks along y and z: the runtime refuses larger calls
+// (check_gpu_pool_grid, runtime/gpu.h).
 void pool_grid(Stage f, const VarOrRVar &block, const VarOrRVar &thread,
                const std::vector<Var> &vars, int spatial, const Target &target) {
     const DeviceAPI api = gpu_api(target);

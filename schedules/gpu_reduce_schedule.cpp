@@ -118,10 +118,11 @@ void schedule_strided(ReduceStages s, const ReduceBuffers &b, const Target &targ
 
 // general: one thread per output point of dims 0-3, which walks dims 4 and up (extent 1 unless
 // the kept dims are many) and, for each, the reduction domain in place. The block grid is dim
-// 0's blocks, dim 1, and dims 2 and 3 fused: a var taken from a fuse of three or more gets its
-// whole range as its bounds (docs/targets.md, "Known fault"), so the eight dims cannot all be
-// fused into the grid, as thread_per_point does. CUDA takes at most 65535 blocks along y and z:
-// the runtime refuses larger calls (check_gpu_general_grid, runtime/gpu.h).
+// 0's blocks, dim 1, and dims 2 and 3 fused. With all eight fused into one block index
+// (thread_per_point), Halide bounded them by their whole range and the per-thread accumulator's
+// extent-1 check trapped on CUDA (docs/targets.md, "Known fault"). CUDA takes at most 65535
+// blocks along y and z: the runtime refuses larger calls (check_gpu_general_grid,
+// runtime/gpu.h).
 void schedule_general(ReduceStages s, const Target &target, const ReduceKnobs &knobs) {
     const DeviceAPI api = gpu_api(target);
     const std::vector<Var> &v = s.vars;
