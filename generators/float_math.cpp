@@ -74,7 +74,20 @@ private:
     std::vector<std::pair<std::string, Expr>> lets_;
 };
 
+// x 2^n for an int n within twice the normal exponent range of x's type, as two exact powers of
+// two, 2^(n/2) and 2^(n - n/2), so that the product over- or underflows (and raises the flag)
+// only where x 2^n does.
+Expr times_power_of_two(const Expr &x, const Expr &n, Lets &lets) {
+    const Expr half = lets.bind(n >> 1);
+    return (x * power_of_two(half, x.type())) * power_of_two(n - half, x.type());
+}
+
 }  // namespace
+
+Expr power_of_two(const Expr &e, const Type &t) {
+    const int bias = t.bits() == 32 ? 127 : 1023;
+    return reinterpret(t, cast(UInt(t.bits()), e + bias) << mantissa_bits(t));
+}
 
 // m^e = 2^(e log2 m) in float64 vector arithmetic: Halide's float64 pow is a scalar libm call
 // per lane (its float32 pow is inline vector code).
@@ -125,9 +138,7 @@ Expr narrow_pow(const Expr &m, const Expr &e) {
         two_to_r = two_to_r * r + make_const(f64, 1.0 / factorial);
     }
     two_to_r = bind(two_to_r);
-    auto power_of_two = [&](const Expr &j) { return reinterpret(f64, cast(u64, j + 1023) << 52); };
-    const Expr half = bind(n >> 1);
-    const Expr power = (two_to_r * power_of_two(half)) * power_of_two(n - half);
+    const Expr power = times_power_of_two(two_to_r, n, lets);
     // m = 0 by pow's rule for a finite e. Strict: an overflow to inf stays inf (fast-math may
     // assume no inf).
     const Expr zero = make_zero(f64), inf = f64.max();
@@ -146,7 +157,7 @@ Expr narrow_pow(const Expr &m, const Expr &e) {
 //     adds below 2^-28 of it), its coefficients 2 / ((2j + 1) ln 2).
 //   - w = e log2 m rounded once, clamped to +-252 (beyond, the result is 0 or inf either way);
 //     2^w = 2^n 2^g, n the nearest integer, g = w - n exact in [-1/2, 1/2], 2^g by its Taylor
-//     series to g^7 (remainder below 2^-27), 2^n as two exact powers of two as in narrow_pow.
+//     series to g^7 (remainder below 2^-27), 2^n as in narrow_pow.
 //   - The relative error is within (3 + 2 ln 2 |w|) u (u = 2^-24): w's absolute error, about
 //     2u |w| from the roundings of log2 m and of the product, is the result's relative error
 //     over ln 2. That is what Halide's float32 pow reaches (it also rounds e ln m to float32).
@@ -201,10 +212,8 @@ Expr float32_pow(const Expr &m, const Expr &e) {
     two_to_g = bind(two_to_g);
     const Expr ni =
         bind(reinterpret(Int(32), shifted) - reinterpret(Int(32), make_const(f32, shifter)));
-    const Expr half = bind(ni >> 1);
-    auto power_of_two = [&](const Expr &j) { return reinterpret(f32, cast(u32, j + 127) << 23); };
     // Strict: an overflow to inf stays inf (fast-math may assume no inf).
-    const Expr result = strict_float((two_to_g * power_of_two(half)) * power_of_two(ni - half));
+    const Expr result = strict_float(times_power_of_two(two_to_g, ni, lets));
     return cast(m.type(), lets.around(result));
 }
 

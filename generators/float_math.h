@@ -40,6 +40,9 @@ Halide::Expr float32_pow(const Halide::Expr &m, const Halide::Expr &e);
 // Whether an op on `input` may take narrow_pow for its powers: results of float types of 32 bits
 // or fewer.
 bool narrow_pow_suffices(const Halide::Type &input);
+// The float 2^e of type t (32 or 64 bits), for an int e in t's normal exponent range, from its
+// bits.
+Halide::Expr power_of_two(const Halide::Expr &e, const Halide::Type &t);
 // m^e for a float64 m by narrow_pow where `narrow`, else by Halide's pow (float32 m: Halide's
 // float32 pow is inline vector code, faster than narrow_pow's float64).
 Halide::Expr lp_pow(const Halide::Expr &m, const Halide::Expr &e, bool narrow);

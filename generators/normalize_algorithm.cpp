@@ -15,12 +15,6 @@ using Halide::Internal::make_zero;
 
 namespace {
 
-// The float 2^e of type t, for e in t's normal exponent range, from its bits.
-Expr power_of_two(const Expr &e, const Type &t) {
-    const int bias = t.bits() == 32 ? 127 : 1023;
-    return reinterpret(t, cast(UInt(t.bits()), e + bias) << mantissa_bits(t));
-}
-
 // Powers of two lo and hi with m * lo * hi in [1, 2) for a finite m > 0 when `use`, else 1 and
 // 1, and 1 / lo. Their product can lie outside t's range (m subnormal or near the largest
 // finite value), each factor does not: all three are normal, and multiplying by them is exact.
