@@ -6,8 +6,7 @@
 //   - 1e-14 relative for float64 outputs,
 //   - 1 of the truncated (and saturated) exact result for integer outputs, plus the float64
 //     sum's roundings beyond 2^53 (int64/uint64),
-// on every ISA this machine runs (float32 pooling with a non-integer p, whose pow misses the
-// bound at extreme magnitudes, on ordinary values only). For a general p (pow: non-integer p;
+// on every ISA this machine runs. For a general p (pow: non-integer p;
 // integer p above 3 in reductions and above 4 in pooling, whose root is a pow) the bound
 // reached is wider and grows with the magnitudes: pow's error and the rounding of the exponent
 // 1/p scale with |ln| of the values, and a root 1/p > 1 multiplies the terms' errors, so the
@@ -408,14 +407,6 @@ TEST_P(AccuracyPool, EveryRankPKindAndMagnitude) {
             for (double p : {1.0, 2.0, 3.0, 4.0, 7.0, 2.5, 0.5}) {
                 for (Magnitudes m : {Magnitudes::ordinary, Magnitudes::huge, Magnitudes::tiny,
                                      Magnitudes::mixed}) {
-                    // float32's pow (non-integer p) exceeds the bound at extreme magnitudes
-                    // (311 against 269 ulps at p = 0.5, values 1e-6 to 1e31): an open item
-                    // of its own (docs/semantics.md); its range is checked in test_range_repair.
-                    const bool float32_pow = d == DType::float32 && p != std::floor(p);
-                    if (float32_pow && m != Magnitudes::ordinary) {
-                        seed++;
-                        continue;
-                    }
                     if (!budget.record(check_pooling(d, c, p, m, seed++))) {
                         set_isa(Isa::auto_detect);
                         return;
