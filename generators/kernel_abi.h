@@ -19,6 +19,11 @@ enum SumKind : int {
 };
 constexpr int kNumSumKinds = 5;
 
+// The CPU's inner kernels of float32 input sum the kinds kL1, kL2, kL3 and kCount in float32
+// partial sums of at most this many terms each, added in float64 (reduce_algorithm.h,
+// add_float32_blocks): the depth that keeps p = 1 within the 8-ulp bound (docs/semantics.md).
+constexpr int kFloat32BlockTerms = 8;
+
 // p_kind for kernels built with reducer=extreme.
 enum ExtremeKind : int {
     kMaxAbs = 0,  // p = +inf

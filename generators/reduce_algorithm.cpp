@@ -114,6 +114,38 @@ Type sum_accumulator_type(const Type &input, bool float32_sums) {
     return Float(64);
 }
 
+Expr sums_in_float32_blocks(const Expr &p_kind, const Expr &n, int lanes) {
+    const Expr kind =
+        p_kind == abi::kL1 || p_kind == abi::kL2 || p_kind == abi::kL3 || p_kind == abi::kCount;
+    return kind && n >= lanes * abi::kFloat32BlockTerms;
+}
+
+void add_float32_blocks(ReduceStages &s, const Func &row, const Var &k, const Expr &n, int lanes,
+                        const Expr &in_blocks, const Expr &p_kind, const Expr &p) {
+    const int span = lanes * abi::kFloat32BlockTerms;
+    const Type f32 = Float(32);
+    s.block_lanes = lanes;
+    Var j("j"), b("b");
+    s.block_terms = RDom(0, abi::kFloat32BlockTerms, "g");
+    const RVar g = s.block_terms.x;
+    // Block b starts at b span; the last one ends at n instead, and leaves out the elements of
+    // the one before (max(0, ...) only bounds rows too short for blocks, which never run it).
+    const Expr start = max(0, min(b * span, n - span));
+    // Within the row wherever the loops run (rows of a block at least): promised, so that
+    // bounds inference does not ask a short row's input for a block it never reads.
+    const Expr i = unsafe_promise_clamped(start + g * lanes + j, 0, n - 1);
+    // The general kind never sums in blocks: a zero in place of its power keeps pow out.
+    const Expr term = lp_term(row(i, k), f32, p_kind, p, false, make_zero(f32));
+    s.block = Func("block");
+    s.block(j, b, k) = make_zero(f32);
+    // Tested as b < full or i >= b span: a masked fused multiply-add on AVX-512 (the second
+    // test alone compiled to an add, a blend and a move per vector).
+    const Expr full = n / span;
+    s.block(j, b, k) += select(likely(b < full), term, select(i >= b * span, term, 0.0f));
+    s.blocks = RDom(0, lanes, 0, select(in_blocks, (n + span - 1) / span, 0), "blocks");
+    s.acc(k) += cast<double>(s.block(s.blocks.x, s.blocks.y, k));
+}
+
 Type partial_output_type(const Type &input, Reducer reducer) {
     return reducer == Reducer::sum ? sum_accumulator_type(input) : UInt(input.bits());
 }
@@ -121,7 +153,8 @@ Type partial_output_type(const Type &input, Reducer reducer) {
 ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const RDom &r,
                               const Type &output_type, Reducer reducer, bool partial,
                               bool float32_sums, const Expr &p_kind, const Expr &p,
-                              bool vector_powers) {
+                              bool vector_powers,
+                              const std::function<void(ReduceStages &)> &more_sums) {
     _halide_user_assert(!(partial && float32_sums))
         << "float32_sums is for whole reductions: partial outputs are float64 accumulators";
     if (partial) {
@@ -154,6 +187,9 @@ ReduceStages define_reduction(const Expr &x, const std::vector<Var> &vars, const
         // per 8 floats on the two vector ports, now 3.
         s.acc(args) +=
             lp_term(x, s.accum_type, p_kind, p, vector_powers && narrow_pow_suffices(x.type()));
+        if (more_sums) {
+            more_sums(s);
+        }
         if (partial) {
             s.out(args) = s.acc(args);
             return s;

@@ -1,6 +1,7 @@
 // The Lp reduction algorithm, written once for every pattern: what is computed, never how.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "Halide.h"
@@ -19,6 +20,11 @@ struct ReduceStages {
     Halide::Type input_type;
     Halide::Type accum_type;
     Reducer reducer;
+    // Set by add_float32_blocks: the float32 partial sums of its blocks, block(j, b, k), over
+    // their terms (block_terms), and the domain (lane x block) of acc's update 1 that adds them.
+    Halide::Func block;
+    Halide::RDom block_terms, blocks;
+    int block_lanes = 0;  // the partial sums per block
 };
 
 // Accumulator of a sum-type reduction: float16/bfloat16 -> float32, everything else -> float64;
@@ -32,12 +38,32 @@ Halide::Type sum_accumulator_type(const Halide::Type &input, bool float32_sums =
 // reduction outputs the accumulator itself (the sum of terms, or the extreme's order key; see
 // partial_output_type) for the runtime to combine across calls and finish: the split of tensors
 // beyond 32-bit indexing. `vector_powers`: a general p's powers of float inputs of 32 bits or
-// fewer by narrow_pow (float_math.h; sched::vector_powers says where).
+// fewer by narrow_pow (float_math.h; sched::vector_powers says where). `more_sums`, where given,
+// adds updates to acc (of a sum) before out reads it (add_float32_blocks).
 ReduceStages define_reduction(const Halide::Expr &x, const std::vector<Halide::Var> &vars,
                               const Halide::RDom &r, const Halide::Type &output_type,
                               Reducer reducer, bool partial, bool float32_sums,
-                              const Halide::Expr &p_kind, const Halide::Expr &p,
-                              bool vector_powers);
+                              const Halide::Expr &p_kind, const Halide::Expr &p, bool vector_powers,
+                              const std::function<void(ReduceStages &)> &more_sums = {});
+
+// Whether a row of `n` terms of kind `p_kind` is summed in float32 blocks of lanes x
+// kFloat32BlockTerms elements (kernel_abi.h): p = 1, 2, 3 and the count, on rows of a block
+// at least.
+Halide::Expr sums_in_float32_blocks(const Halide::Expr &p_kind, const Halide::Expr &n, int lanes);
+
+// Adds float32 blocks to a row reduction `s` (define_reduction's more_sums, over x = row(r, k),
+// r in [0, n) where `in_blocks` is false, else empty): where `in_blocks`, acc(k) takes, as its
+// update 1, the float64 sum of partial sums that are float32. Block b holds span = lanes x
+// kFloat32BlockTerms elements from b span on; the last one ends at n, and leaves out those of
+// the block before. A block's partial sum j adds its kFloat32BlockTerms elements j, j + lanes,
+// ... in order, in float32: within kFloat32BlockTerms - 1 roundings of the exact sum of its
+// terms, which are rounded once each for p = 2 (or fused into the add) and twice for p = 3.
+// The float64 additions after it add below 2^-30 of a float32 ulp for rows up to 2^26
+// (docs/semantics.md). Float32 powers leave float32's range earlier than float64's: the
+// runtime's range repair scans these outputs (runtime/range_repair.h).
+void add_float32_blocks(ReduceStages &s, const Halide::Func &row, const Halide::Var &k,
+                        const Halide::Expr &n, int lanes, const Halide::Expr &in_blocks,
+                        const Halide::Expr &p_kind, const Halide::Expr &p);
 
 // The term |x|^p of a sum-type p_kind (kernel_abi.h) in accumulator type `acc_t`, and the
 // norm (root) of a sum of them; NaN and inf pass through both as IEEE says. `narrow`: a general

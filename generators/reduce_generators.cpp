@@ -87,9 +87,10 @@ protected:
         p.set_estimate(2.0);
     }
 
-    ReduceStages reduce(const Expr &x, const std::vector<Var> &vars, const RDom &r) {
+    ReduceStages reduce(const Expr &x, const std::vector<Var> &vars, const RDom &r,
+                        const std::function<void(ReduceStages &)> &more_sums = {}) {
         return define_reduction(x, vars, r, output.type(), reducer, partial, float32_sums, p_kind,
-                                p, sched::vector_powers(this->context()));
+                                p, sched::vector_powers(this->context()), more_sums);
     }
 
     ReduceStages stages_;
@@ -115,8 +116,20 @@ public:
 
     ReduceStages define() {
         Var k("k");
-        RDom r(0, input.dim(0).extent(), "r");
-        return reduce(input(r, k), {k}, r);
+        const Expr n = input.dim(0).extent();
+        // float32 rows of whole kernels sum in float32 blocks where the schedule gives them
+        // lanes (add_float32_blocks); the rest, and every row too short for a block, in float64.
+        const int lanes = sched::float32_block_lanes(this->context());
+        if (reducer != Reducer::sum || input.type() != Float(32) || partial || float32_sums ||
+            lanes == 0) {
+            RDom r(0, n, "r");
+            return reduce(input(r, k), {k}, r);
+        }
+        const Expr in_blocks = sums_in_float32_blocks(p_kind, n, lanes);
+        RDom r(0, select(in_blocks, 0, n), "r");
+        return reduce(input(r, k), {k}, r, [&](ReduceStages &s) {
+            add_float32_blocks(s, input, k, n, lanes, in_blocks, p_kind, p);
+        });
     }
 };
 

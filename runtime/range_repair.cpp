@@ -295,7 +295,8 @@ bool pool_range_watched(DType input, int p_kind) {
     return g_range_checks && input == DType::float32 && p_kind != abi::kPoolP;
 }
 
-void repair_reduction_range(const Tensor &input, void *output, const ReduceCall &call) {
+void repair_reduction_range(const Tensor &input, void *output, const ReduceCall &call,
+                            const ReduceRun &ran) {
     if (call.reducer != Reducer::sum || call.p_kind == abi::kCount || !g_range_checks) return;
     int kept_rank = 0, reduced_rank = 0;
     int64_t kept_extent[kMaxRank], kept_stride[kMaxRank];
@@ -312,8 +313,8 @@ void repair_reduction_range(const Tensor &input, void *output, const ReduceCall 
             outputs *= input.shape[i];
         }
     }
-    const SumRange range =
-        sum_range(input.dtype, partial_dtype(call.reducer, input.dtype), call.p, terms);
+    const DType acc = ran.float32_sums ? DType::float32 : partial_dtype(call.reducer, input.dtype);
+    const SumRange range = sum_range(input.dtype, acc, call.p, terms);
     if (!range.needs_scan()) return;
     auto *out = static_cast<unsigned char *>(output);
     const size_t size = dtype_size(input.dtype);

@@ -134,8 +134,11 @@ Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &par
     call.memory = input.memory;
     int64_t out_strides[kMaxRank];
     rt::dense_kept_strides(in.shape, in.rank, r.reduced, out_strides);
-    s = rt::run_reduction(in, output.data, out_strides, call);
-    if (s.ok() && output.memory == Memory::host) rt::repair_reduction_range(in, output.data, call);
+    rt::ReduceRun ran;
+    s = rt::run_reduction(in, output.data, out_strides, call, &ran);
+    if (s.ok() && output.memory == Memory::host) {
+        rt::repair_reduction_range(in, output.data, call, ran);
+    }
     return s;
 }
 

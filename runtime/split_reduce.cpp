@@ -20,6 +20,7 @@ namespace {
 struct Job {
     ReduceCall call;
     SplitLimits limits;
+    ReduceRun *ran;  // nullptr: not asked
 };
 
 bool is_reduced(uint32_t mask, int axis) { return (mask >> axis) & 1; }
@@ -133,6 +134,11 @@ Status call_kernel(const Tensor &in, const OutView &out, bool partial, const Job
     s = buffers.finish();
     if (!s.ok()) return s;
     if (!partial) set_last_pattern(int(c.pattern));
+    // The CPU's whole inner kernels sum float32 rows in float32 blocks (reduce_generators.cpp).
+    if (job.ran != nullptr && !gpu && !partial && c.pattern == Pattern::inner &&
+        in.dtype == DType::float32 && job.call.reducer == Reducer::sum) {
+        job.ran->float32_sums = true;
+    }
     return Status::Ok();
 }
 
@@ -265,14 +271,14 @@ int64_t dense_kept_strides(const int64_t *shape, int rank, uint32_t reduced, int
 }
 
 Status run_reduction(const Tensor &input, void *output, const int64_t *out_strides,
-                     const ReduceCall &call) {
+                     const ReduceCall &call, ReduceRun *ran) {
     reset_kernel_calls();
     Tensor merged;
     int64_t merged_out_strides[kMaxRank];
     ReduceCall merged_call = call;
     merge_axes(input, call.reduced, out_strides, &merged, &merged_call.reduced, merged_out_strides);
     return run(merged, OutView{output, input.dtype, merged_out_strides}, /*partial=*/false,
-               Job{merged_call, current_split_limits(call.backend)});
+               Job{merged_call, current_split_limits(call.backend), ran});
 }
 
 }  // namespace lpnorm::rt

@@ -28,9 +28,16 @@ struct ReduceCall {
 // of output elements.
 int64_t dense_kept_strides(const int64_t *shape, int rank, uint32_t reduced, int64_t *strides);
 
+// What the kernels of one run_reduction did, for the range repair (range_repair.h).
+struct ReduceRun {
+    // A kernel summed float32 rows in float32 blocks (the CPU inner pattern's whole kernels,
+    // generators/reduce_algorithm.h add_float32_blocks): powers that leave float32's range.
+    bool float32_sums = false;
+};
+
 // Reduces `input` (non-empty, validated) into `output`, whose element stride along kept axis
-// i is `out_strides[i]`. The output dtype is the input's.
+// i is `out_strides[i]`. The output dtype is the input's. `ran`, where given, says what ran.
 Status run_reduction(const Tensor &input, void *output, const int64_t *out_strides,
-                     const ReduceCall &call);
+                     const ReduceCall &call, ReduceRun *ran = nullptr);
 
 }  // namespace lpnorm::rt

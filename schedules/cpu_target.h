@@ -31,4 +31,12 @@ inline bool vector_powers(const Halide::GeneratorContext &context) {
     return !context.target().has_gpu_feature();
 }
 
+// Lanes of the float32 blocks of a row reduction (generators/reduce_algorithm.h,
+// add_float32_blocks): one float32 vector of the target per row, its partial sums. 0 on GPUs,
+// whose inner pattern keeps its float64 sums.
+inline int float32_block_lanes(const Halide::GeneratorContext &context) {
+    const Halide::Target &target = context.target();
+    return target.has_gpu_feature() ? 0 : target.natural_vector_size(Halide::Float(32));
+}
+
 }  // namespace lpnorm::sched

@@ -138,6 +138,10 @@ int precision(DType d) {
 // come from lpnorm's vector power, fused into FMAs or not: ref::pow_error), the
 // accumulator type (reductions: float32 for float16/bfloat16, float64 otherwise; pooling:
 // float32 for 16- and 32-bit floats, float64 for float64), and the root (the same function).
+// Except float32 rows of p = 1, 2, 3 (the inner pattern, contiguous rows): the CPU kernels sum
+// their float32 terms in float32 partial sums of at most 8 terms (one vector per row, so their
+// members change with the vector width), added in float64 (docs/semantics.md). Their terms
+// are float32 products: rounded once for p = 2 (or fused into the add), twice for p = 3.
 //
 // A sum of n non-negative terms, added in any order, is within a factor 1 +- g of the exact
 // sum S, g = gamma_{n-1} = (n-1)u / (1 - (n-1)u) (Higham, Accuracy and Stability of Numerical
@@ -145,6 +149,14 @@ int precision(DType d) {
 // dS = 2 e S of each other, e = (1 + g)(1 + e_term) - 1. The root turns a relative difference
 // d into d / p (first order) plus its own error on each side: sqrt is correctly rounded (u),
 // the cube root and pow are within 4u. L1 has no root.
+bool float32_blocks(const Case &c) {
+    const Tensor &t = c.input->t;
+    const double p = c.p();
+    return !c.pooling && c.dtype == DType::float32 && (p == 1 || p == 2 || p == 3) &&
+           c.reduce.axes.size() == 1 && c.reduce.axes[0] == t.rank - 1 &&
+           t.strides[t.rank - 1] == 1;
+}
+
 double relative_bound(const Case &c) {
     const bool half_acc = c.pooling ? c.dtype != DType::float64
                                     : c.dtype == DType::float16 || c.dtype == DType::bfloat16;
@@ -152,7 +164,13 @@ double relative_bound(const Case &c) {
     const double p = c.p();
     const bool pow_terms = !(p == 1 || p == 2 || p == 3 || (c.pooling && p == std::floor(p)));
     const double k = double(c.terms - 1);
-    const double g = k * u / (1 - k * u);
+    double g = k * u / (1 - k * u);
+    if (float32_blocks(c)) {
+        // The partial sums' 7 float32 additions and terms, then the float64 sums.
+        const double u32 = std::ldexp(1.0, -24), g7 = 7 * u32 / (1 - 7 * u32);
+        const double term = p == 1 ? 0 : p == 2 ? u32 : 2 * u32 + u32 * u32;
+        g = (1 + g7) * (1 + term) * (1 + g) - 1;
+    }
     const bool rounded_squares = !c.pooling && p == 2 && c.dtype == DType::float64;
     const bool float32_terms = !c.pooling && c.dtype == DType::float32;
     const double t = pow_terms ? double(ref::pow_error(float32_terms, u)) : rounded_squares ? u : 0;

@@ -72,11 +72,13 @@ struct Range {
     long double lo = 0, hi = 0;
     bool nan = false;
 };
-// `float32_sums`: float32 accumulates in float32 too (the D3D12 kernels).
-Range allowed_range(DType dtype, double p, const Value &expected, bool float32_sums = false);
+// `float32_sums`: float32 accumulates in float32 too (the D3D12 kernels). `float32_blocks`:
+// float32 p = 1, 2, 3 may sum in float32 blocks (the CPU's inner kernels; see the derivation).
+Range allowed_range(DType dtype, double p, const Value &expected, bool float32_sums = false,
+                    bool float32_blocks = false);
 
 // True when `got` (an output element read with load()) is in allowed_range().
 bool matches(DType dtype, double p, const Value &expected, long double got,
-             bool float32_sums = false);
+             bool float32_sums = false, bool float32_blocks = false);
 
 }  // namespace lpnorm::ref
