@@ -2,6 +2,7 @@
 // the strides the kernel does not take itself (kernel_abi.h): the elements i = io * stride +
 // phase of a phased dim read the windows o = io + first - j * step, j < taps, so each call sees
 // a unit-stride problem along that dim.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -54,6 +55,24 @@ Phase phase_of(const PoolAxis &a, int64_t phase) {
         break;
     }
     return ph;
+}
+
+// floor(a / b) for b > 0.
+int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
+
+// Keeps the taps j whose windows (i + first - j step) / window_stride can lie in [0, windows)
+// for an element i in [0, count): j step in [first - (windows - 1) window_stride,
+// first + count - 1]. The others reach no window and add nothing, but the kernels' window
+// sums span every tap's reach, (taps - 1) step + count: a dilation far beyond the input made
+// that huge (65536 along both dims of a 9 x 11 input asked for 64 GiB of scratch, a fuzz
+// input). Kept, the reach is below count + windows window_stride.
+void keep_reachable_taps(Phase &ph, int64_t windows) {
+    const int64_t lowest = ph.first_window - (windows - 1) * ph.window_stride;
+    const int64_t j_min = std::max<int64_t>(0, -floor_div(-lowest, ph.window_step));
+    const int64_t j_max =
+        std::min(ph.taps - 1, floor_div(ph.first_window + ph.count - 1, ph.window_step));
+    ph.taps = std::max<int64_t>(0, j_max - j_min + 1);
+    if (ph.taps > 0) ph.first_window -= j_min * ph.window_step;
 }
 
 // Every extent and stride of a call must fit the kernels' 32-bit buffer fields.
@@ -196,6 +215,7 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
                 x_stride[d] *= a.stride;
                 dx_stride[d] *= a.stride;
             }
+            keep_reachable_taps(ph, a.output);
             x_extent[d] = dx_extent[d] = ph.count;
             taps[d] = int32_t(ph.taps);
             first[d] = int32_t(ph.first_window);

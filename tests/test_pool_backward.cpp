@@ -416,6 +416,28 @@ TEST(PoolBackward, FiniteDifferences) {
     }
 }
 
+// Dilations far beyond the input: the kernels' window sums and coefficients span the output,
+// not the taps' reach (65536 along both dims of a 9 x 11 input asked for 64 GiB of scratch: a
+// fuzz input, tests/fuzz/regressions/fuzz_gradients). p = 1, 2 take the separable sums, 3 and
+// 2.5 the per-element ones.
+TEST(PoolBackward, HugeDilations) {
+    Array x = make_array(DType::float32, {1, 3, 9, 11});
+    fill_random(&x, 41);
+    const std::vector<std::vector<int64_t>> dilations = {
+        {65536, 65536}, {1 << 20, 1}, {1, 1 << 20}};
+    for (const std::vector<int64_t> &d : dilations) {
+        for (double p : {1.0, 2.0, 3.0, 2.5}) {
+            PoolParams params;
+            params.kernel = {2, 3};
+            params.dilations = d;
+            params.auto_pad = AutoPad::same_lower;
+            params.ceil_mode = true;
+            params.p = p;
+            EXPECT_TRUE(check_call(x.t, params, 7)) << "dilations " << d[0] << ", " << d[1];
+        }
+    }
+}
+
 TEST(PoolBackward, EmptyTensorsWriteNothing) {
     float v = 7;
     const Tensor x = Tensor::contiguous(&v, DType::float32, {0, 3, 4});
