@@ -113,5 +113,29 @@ TEST(FuzzRegressions, ZeroDimAfterAnOverflowingProductIsEmpty) {
     EXPECT_TRUE(s.ok()) << s.message();
 }
 
+// The pooling gradient's window sums spanned every tap's reach, which grows with the dilation:
+// this call (found by fuzz_gradients) asked for 64 GiB of scratch and failed out of memory. Only
+// the taps that can reach a window are kept now; PoolBackward.HugeDilations checks the values.
+TEST(FuzzRegressions, PoolGradientWithHugeDilations) {
+    std::vector<float> x(1 * 3 * 9 * 11, 0.5f), y(x.size()), dy(x.size(), 1.0f), dx(x.size());
+    PoolParams params;
+    params.kernel = {2, 3};
+    params.dilations = {65536, 65536};
+    params.pads = {2, 3, 1, 0};
+    params.auto_pad = AutoPad::same_lower;
+    params.ceil_mode = true;
+    const std::vector<int64_t> shape = {1, 3, 9, 11};
+    std::vector<int64_t> out_shape;
+    ASSERT_TRUE(pool_output_shape(shape, params, &out_shape).ok());
+    ASSERT_EQ(out_shape, shape);
+    const Tensor xt = Tensor::contiguous(x.data(), DType::float32, shape);
+    const Tensor yt = Tensor::contiguous(y.data(), DType::float32, shape);
+    ASSERT_TRUE(pool(xt, yt, params).ok());
+    const Tensor dyt = Tensor::contiguous(dy.data(), DType::float32, shape);
+    const Status s =
+        pool_backward(xt, yt, dyt, Tensor::contiguous(dx.data(), DType::float32, shape), params);
+    EXPECT_TRUE(s.ok()) << s.message();
+}
+
 }  // namespace
 }  // namespace lpnorm
