@@ -212,12 +212,12 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
     // With float32 partial sums, a group's roots, checks and conversions as one vector: scalar
     // per row, they held 15% of the samples of the [6, 12, 10, 24] axes {2, 3} kernel (one
     // thread); as vectors, the call took 3% less. float16's took 3-4% more: rows one by one.
-    const bool vector_roots = s.block.defined();
+    const bool float32_blocks = s.block.defined();
     for (Stage kind : specialize_kinds(s.out, s)) {
         Stage whole = kind.specialize(rows >= streams);
         whole.split(k, kg, ks, streams, TailStrategy::ShiftInwards)
             .split(kg, task, kgi, groups_per_task, TailStrategy::GuardWithIf);
-        if (vector_roots) whole.vectorize(ks);
+        if (float32_blocks) whole.vectorize(ks);
         whole.specialize(large).parallel(task);
         // Fewer rows than streams: one short group.
         kind.split(k, kg, ks, streams, TailStrategy::GuardWithIf).split(kg, task, kgi, 1);
@@ -226,9 +226,9 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
     for (Stage kind : specialize_kinds(lanes.update(), s)) {
         kind.reorder(lane, k, vec_r).vectorize(lane).unroll(k, streams, TailStrategy::GuardWithIf);
     }
-    s.acc.compute_at(s.out, vector_roots ? kgi : ks);
+    s.acc.compute_at(s.out, float32_blocks ? kgi : ks);
     add_lanes_as_tree(s.acc.update().specialize(row >= lanes_n));
-    if (s.block.defined()) {
+    if (float32_blocks) {
         schedule_float32_blocks(s, k, kgi, streams);
     }
 }

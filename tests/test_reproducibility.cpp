@@ -166,10 +166,10 @@ double relative_bound(const Case &c) {
     const double k = double(c.terms - 1);
     double g = k * u / (1 - k * u);
     if (float32_blocks(c)) {
-        // The partial sums' 7 float32 additions and terms, then the float64 sums.
-        const double u32 = std::ldexp(1.0, -24), g7 = 7 * u32 / (1 - 7 * u32);
+        // The partial sums' float32 additions and terms, then the float64 sums.
+        const double u32 = std::ldexp(1.0, -24), g_block = double(ref::float32_block_gamma());
         const double term = p == 1 ? 0 : p == 2 ? u32 : 2 * u32 + u32 * u32;
-        g = (1 + g7) * (1 + term) * (1 + g) - 1;
+        g = (1 + g_block) * (1 + term) * (1 + g) - 1;
     }
     const bool rounded_squares = !c.pooling && p == 2 && c.dtype == DType::float64;
     const bool float32_terms = !c.pooling && c.dtype == DType::float32;

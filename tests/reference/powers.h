@@ -32,6 +32,14 @@ inline long double pow_error(bool float32_input, long double u) {
     return float32_input ? std::max(4 * u, 2e-13L) : 4 * u;
 }
 
+// The relative error of a float32 partial sum of the CPU's inner kernels (float32 input,
+// p = 1, 2, 3): the contract's at most 8 terms (docs/semantics.md, not the kernels' constant)
+// added in float32, gamma_7 with u = 2^-24.
+inline long double float32_block_gamma() {
+    const long double k = 8 - 1, u = std::ldexp(1.0L, -24);
+    return k * u / (1 - k * u);
+}
+
 // The largest |ln a| over the non-zero finite magnitudes a added (0 when there are none):
 // |ln| grows away from 1 on both sides, so it is the larger of |ln| at the smallest and at
 // the largest of them, two logarithms in all.

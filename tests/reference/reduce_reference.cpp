@@ -383,9 +383,7 @@ Range allowed_range(DType dtype, double p, const Value &expected, bool float32_s
         const bool blocks = float32_blocks && !float32_acc && dtype == DType::float32 &&
                             (p == 1 || p == 2 || p == 3);
         const ld u_term = blocks ? std::ldexp(1.0L, -24) : u;
-        // The contract's depth of a float32 partial sum (docs/semantics.md), not the kernels'.
-        const ld block_k = blocks ? 8 - 1 : 0;
-        const ld block_gamma = block_k * u_term / (1 - block_k * u_term);
+        const ld block_gamma = blocks ? float32_block_gamma() : 0;
         ld e_t = 0, e_s = 0;
         if (!exact_sum) {
             const ld e_conv = is_int64_like(dtype) && max_in > two53 ? std::pow(1 + u, pl) - 1 : 0;
