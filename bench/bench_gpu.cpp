@@ -7,6 +7,10 @@
 //                                                          opencl, whichever is usable)
 // Counters: GB/s of the kernel (input + output bytes per second), copy_GB/s of the probe (read
 // + write bytes per second), and of_copy = the kernel's GB/s over the probe's.
+// First: the Halide runtime's names as lpnorm's archive has them (lpnorm_halide_*,
+// cmake/LpnormPrivateRuntime.cmake), for the runtime calls below.
+#include "lpnorm_halide_runtime_names.h"
+
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -17,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "HalideRuntime.h"
 #include "lpnorm/lpnorm.h"
 #if LPNORM_BENCH_GPU_CUDA
 #include "HalideRuntimeCuda.h"

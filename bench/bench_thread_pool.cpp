@@ -4,12 +4,15 @@
 // time per loop minus the longest thread's share of the chains is what the loop costs.
 //
 //   lpnorm_bench --benchmark_filter='^threads/'
+// First: the Halide runtime's names as lpnorm's archive has them (lpnorm_halide_*,
+// cmake/LpnormPrivateRuntime.cmake), for the runtime calls below.
+#include "lpnorm_halide_runtime_names.h"
+
 #include <benchmark/benchmark.h>
 
 #include <atomic>
 #include <thread>
 
-#include "HalideRuntime.h"
 #include "lpnorm/lpnorm.h"
 #include "runtime/thread_pool.h"
 

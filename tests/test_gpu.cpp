@@ -2,6 +2,10 @@
 // cannot run, and OpenCL tensors passed as cl_mem without copies (run on PoCL in CI). The
 // kernels themselves are checked by the whole reduction and pooling suite run again with
 // LPNORM_BACKEND=opencl (ctest label opencl) and, on a CUDA machine, LPNORM_BACKEND=cuda.
+// First: the Halide runtime's names as lpnorm's archive has them (lpnorm_halide_*,
+// cmake/LpnormPrivateRuntime.cmake), for the runtime calls below.
+#include "lpnorm_halide_runtime_names.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>

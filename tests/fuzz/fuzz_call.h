@@ -3,6 +3,10 @@
 // the call may touch, and the contract checks afterwards.
 #pragma once
 
+// First: the Halide runtime's names as lpnorm's archive has them (halide_malloc below is
+// lpnorm's own, cmake/LpnormPrivateRuntime.cmake).
+#include "lpnorm_halide_runtime_names.h"
+
 #include <cmath>
 #include <functional>
 #include <mutex>
@@ -302,8 +306,9 @@ inline CallResult checked_call(
 // The general-pattern kernels allocate a scratch buffer per task (one per output element of an
 // elementwise reduction). Under ASan every malloc/free poisons and quarantines the whole buffer,
 // about 1000x the native cost, which turns ordinary inputs into timeouts. The kernels are not
-// instrumented, so their scratch memory gains nothing from ASan: these replace the Halide
-// runtime's weak halide_malloc/halide_free with a few mmap'd blocks that are reused (mmap, so
+// instrumented, so their scratch memory gains nothing from ASan: these replace lpnorm's Halide
+// runtime's weak halide_malloc/halide_free (lpnorm_halide_malloc and lpnorm_halide_free, by
+// lpnorm_halide_runtime_names.h) with a few mmap'd blocks that are reused (mmap, so
 // that the leak checker does not count the cached blocks). Defined here, not inline: each fuzz
 // target includes this header from its one source file.
 namespace lpnorm_fuzz::scratch {
