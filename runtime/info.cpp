@@ -24,56 +24,44 @@ const char *error_code_name(ErrorCode code) {
     return "unknown";
 }
 
+namespace {
+
+// One VariantInfo per kernel of `Row`'s table, in its order: `op`, the name of its key,
+// reducer "sum".
+template <typename Row, typename KeyName>
+void add_variants(const char *op, KeyName key_name, std::vector<VariantInfo> *out) {
+    for (const Row &k : rt::kernels<Row>()) {
+        out->push_back(
+            VariantInfo{op, key_name(k.key), "sum", k.dtype, k.isa, k.symbol, k.backend});
+    }
+}
+
+std::string grouped_name(const rt::GroupedKey &key) {
+    return rt::grouped_pattern_name(key.pattern);
+}
+
+std::string spatial_name(const rt::PoolKey &key) {
+    return std::to_string(key.spatial) +
+           (key.layout == rt::PoolLayout::channels ? "d_channels" : "d");
+}
+
+}  // namespace
+
 std::vector<VariantInfo> compiled_variants() {
-    int count = 0;
-    const rt::ReduceKernel *kernels = rt::reduce_kernels(&count);
     std::vector<VariantInfo> out;
-    out.reserve(size_t(count));
-    for (int i = 0; i < count; i++) {
-        const rt::ReduceKernel &k = kernels[i];
-        out.push_back(VariantInfo{"reduce", rt::pattern_name(k.pattern),
-                                  rt::reducer_name(k.reducer), k.dtype, k.isa, k.symbol,
-                                  k.backend});
+    for (bool partial : {false, true}) {
+        for (const rt::ReduceKernel &k : rt::kernels<rt::ReduceKernel>()) {
+            if (k.key.partial != partial) continue;
+            out.push_back(
+                VariantInfo{partial ? "partial" : "reduce", rt::pattern_name(k.key.pattern),
+                            rt::reducer_name(k.key.reducer), k.dtype, k.isa, k.symbol, k.backend});
+        }
     }
-    const rt::ReduceKernel *partials = rt::partial_kernels(&count);
-    for (int i = 0; i < count; i++) {
-        const rt::ReduceKernel &k = partials[i];
-        out.push_back(VariantInfo{"partial", rt::pattern_name(k.pattern),
-                                  rt::reducer_name(k.reducer), k.dtype, k.isa, k.symbol,
-                                  k.backend});
-    }
-    const rt::PoolKernel *pools = rt::pool_kernels(&count);
-    for (int i = 0; i < count; i++) {
-        const rt::PoolKernel &k = pools[i];
-        const char *layout = k.layout == rt::PoolLayout::channels ? "d_channels" : "d";
-        out.push_back(VariantInfo{"pool", std::to_string(k.spatial) + layout, "sum", k.dtype, k.isa,
-                                  k.symbol, k.backend});
-    }
-    const rt::NormalizeKernel *normalizers = rt::normalize_kernels(&count);
-    for (int i = 0; i < count; i++) {
-        const rt::NormalizeKernel &k = normalizers[i];
-        out.push_back(VariantInfo{"normalize", rt::grouped_pattern_name(k.pattern), "sum", k.dtype,
-                                  k.isa, k.symbol, k.backend});
-    }
-    const rt::NormalizeBackwardKernel *normalize_gradients = rt::normalize_backward_kernels(&count);
-    for (int i = 0; i < count; i++) {
-        const rt::NormalizeBackwardKernel &k = normalize_gradients[i];
-        out.push_back(VariantInfo{"normalize_backward", rt::grouped_pattern_name(k.pattern), "sum",
-                                  k.dtype, k.isa, k.symbol, k.backend});
-    }
-    const rt::ReduceBackwardKernel *gradients = rt::reduce_backward_kernels(&count);
-    for (int i = 0; i < count; i++) {
-        const rt::ReduceBackwardKernel &k = gradients[i];
-        out.push_back(VariantInfo{"reduce_backward", rt::grouped_pattern_name(k.pattern), "sum",
-                                  k.dtype, k.isa, k.symbol, k.backend});
-    }
-    static const char *const kSpatialNames[] = {"", "1d", "2d", "3d"};
-    const rt::PoolBackwardKernel *pool_gradients = rt::pool_backward_kernels(&count);
-    for (int i = 0; i < count; i++) {
-        const rt::PoolBackwardKernel &k = pool_gradients[i];
-        out.push_back(VariantInfo{"pool_backward", kSpatialNames[k.pattern], "sum", k.dtype, k.isa,
-                                  k.symbol, k.backend});
-    }
+    add_variants<rt::PoolKernel>("pool", spatial_name, &out);
+    add_variants<rt::NormalizeKernel>("normalize", grouped_name, &out);
+    add_variants<rt::NormalizeBackwardKernel>("normalize_backward", grouped_name, &out);
+    add_variants<rt::ReduceBackwardKernel>("reduce_backward", grouped_name, &out);
+    add_variants<rt::PoolBackwardKernel>("pool_backward", spatial_name, &out);
     return out;
 }
 

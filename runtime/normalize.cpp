@@ -113,14 +113,11 @@ struct Placement {
     Memory memory = Memory::host;
 };
 
-Status no_kernel(const rt::GroupedPlan &plan, const Call &c, const Placement &where) {
-    const bool gpu = rt::is_gpu(where.backend);
+Status no_kernel(const rt::GroupedPlan &plan, const Call &c, const rt::Place &place) {
     return Status(ErrorCode::unsupported,
                   std::string("no ") + rt::grouped_pattern_name(plan.pattern) +
                       (c.gradient ? " normalization gradient" : " normalization") +
-                      " kernel for dtype " + dtype_name(c.t[0].dtype) +
-                      (gpu ? std::string(" on backend ") + backend_name(where.backend)
-                           : std::string(" at isa ") + isa_name(active_isa())) +
+                      " kernel for dtype " + dtype_name(c.t[0].dtype) + rt::place_phrase(place) +
                       " in this build");
 }
 
@@ -130,17 +127,15 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c, const KernelArgs &ar
         plan, c.count, c.gradient ? "a normalization gradient" : "a normalization");
     if (!s.ok()) return s;
     const DType dtype = c.t[0].dtype;
-    const bool gpu = rt::is_gpu(where.backend);
+    const rt::Place place{where.backend, active_isa()};
     const rt::NormalizeKernel *forward = nullptr;
     const rt::NormalizeBackwardKernel *gradient = nullptr;
     if (c.gradient) {
-        gradient = gpu ? rt::find_gpu_normalize_backward_kernel(plan.pattern, dtype, where.backend)
-                       : rt::find_normalize_backward_kernel(plan.pattern, dtype, active_isa());
+        gradient = rt::find_kernel<rt::NormalizeBackwardKernel>({plan.pattern}, dtype, place);
     } else {
-        forward = gpu ? rt::find_gpu_normalize_kernel(plan.pattern, dtype, where.backend)
-                      : rt::find_normalize_kernel(plan.pattern, dtype, active_isa());
+        forward = rt::find_kernel<rt::NormalizeKernel>({plan.pattern}, dtype, place);
     }
-    if (forward == nullptr && gradient == nullptr) return no_kernel(plan, c, where);
+    if (forward == nullptr && gradient == nullptr) return no_kernel(plan, c, place);
     const DType compute =
         dtype_size(dtype) == 2 ? DType::float32 : DType::float64;  // normalize_compute_type
     // p = inf is always scaled: its pass for max|x| is already there, and the reciprocal of a
@@ -154,7 +149,7 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c, const KernelArgs &ar
     rt::BufferView second(c.t[1].data, dtype, plan.dims, plan.extent, plan.stride[1]);
     if (gradient != nullptr) {
         rt::BufferView out_buf(c.t[2].data, dtype, plan.dims, plan.extent, plan.stride[2]);
-        rt::KernelBuffers buffers(gpu, where.memory,
+        rt::KernelBuffers buffers(place.gpu(), where.memory,
                                   {{in_buf.get(), "input"}, {second.get(), "output_grad"}},
                                   out_buf.get(), "input_grad");
         const Status attached = buffers.attach();
@@ -165,7 +160,7 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c, const KernelArgs &ar
         if (code != 0) return rt::kernel_failure(symbol, code);
         return buffers.finish();
     }
-    rt::KernelBuffers buffers(gpu, where.memory, in_buf.get(), second.get());
+    rt::KernelBuffers buffers(place.gpu(), where.memory, in_buf.get(), second.get());
     const Status attached = buffers.attach();
     if (!attached.ok()) return attached;
     const int code = forward->fn(in_buf.get(), args.p_kind, args.p, args.eps_kind, args.eps,

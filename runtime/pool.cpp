@@ -156,17 +156,13 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     }
 
     const int spatial = static_cast<int>(axes.size());
-    const Isa isa = active_isa();
-    const bool gpu = rt::is_gpu(backend);
-    const rt::PoolKernel *kernel = gpu ? rt::find_gpu_pool_kernel(spatial, input.dtype, backend)
-                                       : rt::find_pool_kernel(spatial, input.dtype, isa);
+    const rt::Place place{backend, active_isa()};
+    const bool gpu = place.gpu();
+    const rt::PoolKernel *kernel = rt::find_kernel<rt::PoolKernel>({spatial}, input.dtype, place);
     if (kernel == nullptr) {
         return Status(ErrorCode::unsupported,
                       "no " + std::to_string(spatial) + "-D pooling kernel for dtype " +
-                          dtype_name(input.dtype) +
-                          (gpu ? std::string(" on backend ") + backend_name(backend)
-                               : std::string(" at isa ") + isa_name(isa)) +
-                          " in this build");
+                          dtype_name(input.dtype) + rt::place_phrase(place) + " in this build");
     }
 
     if (gpu) {
@@ -190,13 +186,16 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
         !gpu && prefers_channel_blocks(in, axes) ? rt::PoolLayout::channels : rt::PoolLayout::rows;
     if (layout == rt::PoolLayout::channels) {
         if (const rt::PoolKernel *channels =
-                rt::find_pool_kernel(spatial, input.dtype, isa, layout)) {
+                rt::find_kernel<rt::PoolKernel>({spatial, layout}, input.dtype, place)) {
             call.kernel = channels;
         }
     }
     if (!gpu && input.dtype != DType::float64 && sums_can_cancel(params)) {
-        const rt::PoolKernel *wide = rt::find_pool_kernel(spatial, DType::float64, isa, layout);
-        call.kernel = wide != nullptr ? wide : rt::find_pool_kernel(spatial, DType::float64, isa);
+        const rt::PoolKernel *wide =
+            rt::find_kernel<rt::PoolKernel>({spatial, layout}, DType::float64, place);
+        call.kernel = wide != nullptr
+                          ? wide
+                          : rt::find_kernel<rt::PoolKernel>({spatial}, DType::float64, place);
         if (call.kernel != nullptr) return pool_in_float64(in, output, call, params);
         call.kernel = kernel;  // a build without float64 kernels: the narrow sums
     }

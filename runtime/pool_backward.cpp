@@ -149,8 +149,8 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
             }
         }
     }
-    const rt::PoolBackwardKernel *kernel =
-        rt::find_pool_backward_kernel(spatial, input.dtype, active_isa());
+    const rt::PoolBackwardKernel *kernel = rt::find_kernel<rt::PoolBackwardKernel>(
+        {spatial}, input.dtype, {Backend::cpu, active_isa()});
     if (kernel == nullptr) {
         return Status(ErrorCode::unsupported, "no " + std::to_string(spatial) +
                                                   "-D pooling gradient kernel for dtype " +

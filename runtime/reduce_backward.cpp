@@ -68,17 +68,14 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c) {
     Status s = rt::check_grouped_indexing(plan, kNumTensors, "a reduction gradient");
     if (!s.ok()) return s;
     const DType dtype = c.t[kX].dtype;
-    const bool gpu = rt::is_gpu(c.backend);
+    const rt::Place place{c.backend, active_isa()};
     const rt::ReduceBackwardKernel *kernel =
-        gpu ? rt::find_gpu_reduce_backward_kernel(plan.pattern, dtype, c.backend)
-            : rt::find_reduce_backward_kernel(plan.pattern, dtype, active_isa());
+        rt::find_kernel<rt::ReduceBackwardKernel>({plan.pattern}, dtype, place);
     if (kernel == nullptr) {
         return Status(ErrorCode::unsupported,
                       std::string("no ") + rt::grouped_pattern_name(plan.pattern) +
                           " reduction gradient kernel for dtype " + dtype_name(dtype) +
-                          (gpu ? std::string(" on backend ") + backend_name(c.backend)
-                               : std::string(" at isa ") + isa_name(active_isa())) +
-                          " in this build");
+                          rt::place_phrase(place) + " in this build");
     }
     const rt::KernelScope kernel_scope;
     rt::note_kernel_call(kernel->symbol);
@@ -88,7 +85,7 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c) {
     rt::BufferView y(c.t[kY].data, dtype, plan.dims, extents[kY], plan.stride[kY]);
     rt::BufferView dy(c.t[kDy].data, dtype, plan.dims, extents[kDy], plan.stride[kDy]);
     rt::BufferView dx(c.t[kDx].data, dtype, plan.dims, extents[kDx], plan.stride[kDx]);
-    rt::KernelBuffers buffers(gpu, c.memory,
+    rt::KernelBuffers buffers(place.gpu(), c.memory,
                               {{x.get(), "input"}, {y.get(), "output"}, {dy.get(), "output_grad"}},
                               dx.get(), "input_grad");
     const Status attached = buffers.attach();

@@ -35,11 +35,12 @@ const PoolKernel *kernel_for_piece(const Tensor &input, const Tensor &output,
                                    const PoolCall &call) {
     const int64_t min = abi::kChannelBlockMinExtent;
     const int last = input.rank - 1;
-    if (call.kernel->layout != PoolLayout::channels ||
+    if (call.kernel->key.layout != PoolLayout::channels ||
         (input.shape[1] >= min && input.shape[last] >= min && output.shape[last] >= min)) {
         return call.kernel;
     }
-    return find_pool_kernel(call.kernel->spatial, call.kernel->dtype, call.kernel->isa);
+    return find_kernel<PoolKernel>({call.kernel->key.spatial}, call.kernel->dtype,
+                                   {Backend::cpu, call.kernel->isa});
 }
 
 Status call_kernel(const Tensor &input, const Tensor &output, const PoolCall &call) {

@@ -102,18 +102,14 @@ Status call_kernel(const Tensor &in, const OutView &out, bool partial, const Job
         if (!s.ok()) return s;
     }
     const bool gpu = is_gpu(job.call.backend);
+    const Place place{job.call.backend, job.call.isa};
     const ReduceKernel *kernel =
-        gpu       ? find_gpu_reduce_kernel(c.pattern, job.call.reducer, in.dtype, job.call.backend)
-        : partial ? find_partial_kernel(c.pattern, job.call.reducer, in.dtype, job.call.isa)
-                  : find_reduce_kernel(c.pattern, job.call.reducer, in.dtype, job.call.isa);
+        find_kernel<ReduceKernel>({c.pattern, job.call.reducer, partial}, in.dtype, place);
     if (kernel == nullptr) {
         return Status(ErrorCode::unsupported,
                       std::string("no ") + (partial ? "partial " : "") + pattern_name(c.pattern) +
                           " " + reducer_name(job.call.reducer) + " kernel for dtype " +
-                          dtype_name(in.dtype) +
-                          (gpu ? std::string(" on backend ") + backend_name(job.call.backend)
-                               : std::string(" at isa ") + isa_name(job.call.isa)) +
-                          " in this build");
+                          dtype_name(in.dtype) + place_phrase(place) + " in this build");
     }
     if (gpu && c.pattern == Pattern::general) {
         s = check_gpu_general_grid(job.call.backend, c.out_extent);
