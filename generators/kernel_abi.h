@@ -1,8 +1,16 @@
 // The contract between the Halide generators and the runtime dispatch layer.
-// Plain C++ (no Halide types): included by both sides.
+// Plain C++ (no Halide types): included by both sides. Each op's p_kind is chosen here, beside
+// its kinds (the runtime passes what these functions give; the generators specialise on it).
 #pragma once
 
+#include <cmath>
+
 namespace lpnorm::abi {
+
+// The largest integer p whose power is a chain of products (pooling's kPoolInt, the reduction
+// gradient's kGradInt), and whether p is one.
+constexpr int kMaxChainPower = 64;
+inline bool chain_power(double p) { return p == std::floor(p) && p <= kMaxChainPower; }
 
 // Every reduction kernel has the C signature
 //   int fn(halide_buffer_t *input, int32_t reduce_mask, int32_t p_kind, double p,
@@ -19,6 +27,15 @@ enum SumKind : int {
 };
 constexpr int kNumSumKinds = 5;
 
+// The sum kind of p = 0 or a finite p > 0.
+inline int sum_kind(double p) {
+    if (p == 0) return kCount;
+    if (p == 1) return kL1;
+    if (p == 2) return kL2;
+    if (p == 3) return kL3;
+    return kLp;
+}
+
 // The CPU's inner kernels of float32 input sum the kinds kL1, kL2, kL3 and kCount in float32
 // partial sums of at most this many terms each, added in float64 (reduce_algorithm.h,
 // add_float32_blocks): the depth that keeps p = 1 within the 8-ulp bound (docs/semantics.md).
@@ -30,6 +47,12 @@ enum ExtremeKind : int {
     kMinAbs = 1,  // p = -inf
 };
 constexpr int kNumExtremeKinds = 2;
+
+// A reduction's p_kind: extreme for p = +-inf (its kernels' reducer), a sum kind otherwise.
+inline int reduce_kind(double p) {
+    if (std::isinf(p)) return p > 0 ? kMaxAbs : kMinAbs;
+    return sum_kind(p);
+}
 
 // Input dimensions of each pattern, innermost first (k = kept, r = reduced).
 //   all:     (r)            -> ()
@@ -74,7 +97,16 @@ enum PoolKind : int {
     kPoolP = 5,    // any other real p > 0, by pow
 };
 constexpr int kNumPoolKinds = 6;
-constexpr int kMaxChainPower = 64;
+
+// The pooling p_kind of a finite p > 0.
+inline int pool_kind(double p) {
+    if (p == 1) return kPool1;
+    if (p == 2) return kPool2;
+    if (p == 3) return kPool3;
+    if (p == 4) return kPool4;
+    if (chain_power(p)) return kPoolInt;
+    return kPoolP;
+}
 
 // ---- Gradient of pooling ------------------------------------------------------------------
 // Every pooling gradient kernel (one per spatial rank k) has the C signature
@@ -115,6 +147,9 @@ constexpr bool pool_backward_separable(int p_kind, int input_bits) {
 // max|x| first, so that no power over- or underflows (the runtime sets it where one could).
 constexpr int kNormalizeMaxAbs = kNumSumKinds;  // after the SumKind values
 
+// The normalization p_kind of p = +inf or a finite p > 0.
+inline int normalize_kind(double p) { return std::isinf(p) ? kNormalizeMaxAbs : sum_kind(p); }
+
 // An all-zero group gives zeros, except with eps = 0 in kEpsClamp and kEpsAdd (0 / 0 = NaN).
 enum NormalizeEpsKind : int {
     kEpsNone = 0,   // y = x / n
@@ -136,5 +171,12 @@ constexpr int kNumNormalizeEpsKinds = 3;
 constexpr int kGradExtreme = kNumSumKinds;  // after the SumKind values
 constexpr int kGradInt = kNumSumKinds + 1;
 constexpr int kNumGradKinds = kNumSumKinds + 2;
+
+// The reduction gradient's p_kind of any p the reduction takes.
+inline int reduce_backward_kind(double p) {
+    if (std::isinf(p)) return kGradExtreme;
+    if (p > 3 && chain_power(p)) return kGradInt;
+    return sum_kind(p);
+}
 
 }  // namespace lpnorm::abi

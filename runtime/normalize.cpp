@@ -53,14 +53,6 @@ Status validate_params(const NormalizeParams &params, int rank, uint32_t *mask) 
     return rt::normalize_axes(params.axes, rank, mask);
 }
 
-int p_kind_of(double p) {
-    if (std::isinf(p)) return abi::kNormalizeMaxAbs;
-    if (p == 1) return abi::kL1;
-    if (p == 2) return abi::kL2;
-    if (p == 3) return abi::kL3;
-    return abi::kLp;
-}
-
 // A call in plan_grouped's order: the forward's (input, output) or the gradient's (input,
 // output_grad, input_grad); the last tensor is the one written. x's rank and shape throughout.
 struct Call {
@@ -86,7 +78,7 @@ struct KernelArgs {
 
 KernelArgs kernel_args(const NormalizeParams &params) {
     KernelArgs a;
-    a.p_kind = p_kind_of(params.p);
+    a.p_kind = abi::normalize_kind(params.p);
     a.p = params.p;
     a.eps = params.eps;
     switch (params.eps_mode) {

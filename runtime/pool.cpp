@@ -173,7 +173,7 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     call.kernel = kernel;
     call.backend = backend;
     call.memory = input.memory;
-    call.p_kind = rt::pool_kind(params.p);
+    call.p_kind = abi::pool_kind(params.p);
     call.p = params.p;
     call.signed_pow = params.mode == PoolMode::signed_pow;
     call.rescale = params.overhang == Overhang::rescale;

@@ -159,7 +159,7 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
     }
     Call call;
     call.kernel = kernel;
-    call.p_kind = rt::pool_kind(params.p);
+    call.p_kind = abi::pool_kind(params.p);
     call.p = params.p;
     call.signed_pow = params.mode == PoolMode::signed_pow;
     call.rescale = params.overhang == Overhang::rescale;

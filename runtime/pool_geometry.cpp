@@ -149,13 +149,4 @@ Status resolve_pool_geometry(const std::vector<int64_t> &input_shape, const Pool
     return Status::Ok();
 }
 
-int pool_kind(double p) {
-    if (p == 1) return abi::kPool1;
-    if (p == 2) return abi::kPool2;
-    if (p == 3) return abi::kPool3;
-    if (p == 4) return abi::kPool4;
-    if (p == std::floor(p) && p <= abi::kMaxChainPower) return abi::kPoolInt;
-    return abi::kPoolP;
-}
-
 }  // namespace lpnorm::rt

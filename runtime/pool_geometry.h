@@ -12,7 +12,4 @@ namespace lpnorm::rt {
 Status resolve_pool_geometry(const std::vector<int64_t> &input_shape, const PoolParams &params,
                              std::vector<PoolAxis> *axes);
 
-// The kernels' p_kind for a pooling p (kernel_abi.h, PoolKind).
-int pool_kind(double p);
-
 }  // namespace lpnorm::rt

@@ -14,26 +14,6 @@
 #include "validate.h"
 
 namespace lpnorm {
-namespace {
-
-struct PChoice {
-    rt::Reducer reducer;
-    int kind;
-};
-
-PChoice classify_p(double p) {
-    if (std::isinf(p)) {
-        return {rt::Reducer::extreme, p > 0 ? abi::kMaxAbs : abi::kMinAbs};
-    }
-    if (p == 0) return {rt::Reducer::sum, abi::kCount};
-    if (p == 1) return {rt::Reducer::sum, abi::kL1};
-    if (p == 2) return {rt::Reducer::sum, abi::kL2};
-    if (p == 3) return {rt::Reducer::sum, abi::kL3};
-    return {rt::Reducer::sum, abi::kLp};
-}
-
-}  // namespace
-
 namespace rt {
 
 Status resolve_reduce(int rank, const ReduceParams &params, ResolvedReduce *r) {
@@ -123,11 +103,10 @@ Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &par
     Tensor in;
     s = rt::host_input_for(backend, input, &dense_storage, &in);
     if (!s.ok()) return s;
-    const PChoice choice = classify_p(r.p);
     rt::ReduceCall call;
     call.reduced = r.reduced;
-    call.reducer = choice.reducer;
-    call.p_kind = choice.kind;
+    call.reducer = std::isinf(r.p) ? rt::Reducer::extreme : rt::Reducer::sum;
+    call.p_kind = abi::reduce_kind(r.p);
     call.p = r.p;
     call.isa = active_isa();
     call.backend = backend;

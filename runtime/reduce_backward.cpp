@@ -22,16 +22,6 @@ namespace {
 enum : int { kX = 0, kY = 1, kDy = 2, kDx = 3, kNumTensors = 4 };
 constexpr bool kPerGroup[kNumTensors] = {false, true, true, false};
 
-int gradient_kind_of(double p) {
-    if (std::isinf(p)) return abi::kGradExtreme;
-    if (p == 0) return abi::kCount;
-    if (p == 1) return abi::kL1;
-    if (p == 2) return abi::kL2;
-    if (p == 3) return abi::kL3;
-    if (p == std::floor(p) && p <= abi::kMaxChainPower) return abi::kGradInt;
-    return abi::kLp;
-}
-
 // `t` (of the forward's output shape) seen with x's rank: extent 1 and stride 0 along the
 // reduced axes, which keep_dims = false drops from t.
 Tensor expand_group_tensor(const Tensor &t, const Tensor &input, uint32_t reduced, bool keep_dims) {
@@ -145,7 +135,7 @@ Status reduce_backward(const Tensor &input, const Tensor &output, const Tensor &
     c.t[kDy] = expand_group_tensor(read[2], input, r.reduced, params.keep_dims);
     c.t[kDx] = input_grad;
     c.reduced = r.reduced;
-    c.kind = gradient_kind_of(r.p);
+    c.kind = abi::reduce_backward_kind(r.p);
     c.p = r.p;
     // Planned with x's shape; y and dy have stride 0 along the reduced axes.
     rt::GroupedPlan plan;
