@@ -305,6 +305,59 @@ TEST(AccuracyLongAxes, Float32) {
     }
 }
 
+// float64 sums of 2^19 and 2^22 terms down strided axes (the middle and outer patterns), held
+// to the float64 bound of 1e-14 relative: one accumulator per output down every row gave
+// 2.7e-14 at 2^19 terms (middle, p = 1) before the rows were cut into chunks of at most 4096
+// (schedules/cpu_reduce_schedule.cpp, schedule_strided).
+TEST(AccuracyLongAxes, Float64StridedAxes) {
+    if (running_emulated()) GTEST_SKIP() << "2^24 terms take minutes under emulation";
+    const int64_t n = int64_t(1) << 24;
+    std::vector<double> x(static_cast<size_t>(n));
+    uint64_t state = 12345;
+    for (double &v : x) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        v = (0.5 + 1.5 * double(state >> 11) / double(uint64_t(1) << 53)) *
+            ((state >> 20) & 1 ? -1. : 1.);
+    }
+    // (shape, reduced axis, outputs checked): middle [4, 2^19, 8] axis 1, outer [2^22, 4] axis 0.
+    const std::vector<int64_t> middle = {4, int64_t(1) << 19, 8}, outer = {int64_t(1) << 22, 4};
+    for (const std::vector<int64_t> &shape : {middle, outer}) {
+        const bool is_middle = shape.size() == 3;
+        const int64_t rows = is_middle ? shape[1] : shape[0];
+        const int64_t inner = is_middle ? shape[2] : shape[1], outputs = n / rows;
+        for (double p : {1.0, 2.0, 3.0}) {
+            std::vector<double> y(static_cast<size_t>(outputs));
+            const std::vector<int64_t> out_shape =
+                is_middle ? std::vector<int64_t>{shape[0], shape[2]} : std::vector<int64_t>{inner};
+            ReduceParams params;
+            params.axes = {is_middle ? 1 : 0};
+            params.p = p;
+            const Status s = reduce(
+                Tensor::contiguous(x.data(), DType::float64, shape.data(), int(shape.size())),
+                Tensor::contiguous(y.data(), DType::float64, out_shape.data(),
+                                   int(out_shape.size())),
+                params);
+            ASSERT_TRUE(s.ok()) << s.message();
+            for (int64_t o = 0; o < outputs; o++) {
+                const int64_t base = (o / inner) * rows * inner + o % inner;
+                ld sum = 0, carry = 0;
+                for (int64_t i = 0; i < rows; i++) {
+                    const ld a = std::fabs(ld(x[size_t(base + i * inner)]));
+                    const ld term = (p == 1 ? a : p == 2 ? a * a : a * a * a) - carry;
+                    const ld next = sum + term;
+                    carry = (next - sum) - term;
+                    sum = next;
+                }
+                const ld exact = p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::cbrt(sum);
+                const std::string why =
+                    bound_violation(DType::float64, exact, y[size_t(o)], size_t(rows));
+                EXPECT_TRUE(why.empty())
+                    << shape_string(shape) << " p = " << p << ": out[" << o << "] " << why;
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllDTypes, AccuracyReduce, ::testing::ValuesIn(all_dtypes()),
                          [](const auto &info) { return std::string(dtype_name(info.param)); });
 
