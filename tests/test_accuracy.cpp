@@ -263,15 +263,40 @@ TEST_P(AccuracyReduce, EveryPatternPKindAndMagnitude) {
 // sum taken in order in float32 would drift by n ulps. The values are ordinary ones, each in
 // [0.5, 2) with either sign, filled and summed here directly (the generic Array accessors take
 // minutes over 2^26 elements).
+// n values with magnitudes in [0.5, 2) and random signs (a fixed generator): the long axes'
+// input.
+template <typename T>
+std::vector<T> long_axis_values(int64_t n) {
+    constexpr int bits = std::numeric_limits<T>::digits;  // 24 or 53
+    std::vector<T> x(static_cast<size_t>(n));
+    uint64_t state = 12345;
+    for (T &v : x) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        v = (T(0.5) + T(1.5) * T(state >> (64 - bits)) / T(uint64_t(1) << bits)) *
+            ((state >> 20) & 1 ? T(-1) : T(1));
+    }
+    return x;
+}
+
+// The norm (p = 1, 2, 3) of `count` values value(0), ..., value(count - 1), from a
+// compensated long-double sum of their terms: the reference of the long axes.
+template <typename Value>
+ld compensated_norm(int64_t count, double p, Value value) {
+    ld sum = 0, carry = 0;
+    for (int64_t i = 0; i < count; i++) {
+        const ld a = std::fabs(ld(value(i)));
+        const ld term = (p == 1 ? a : p == 2 ? a * a : a * a * a) - carry;
+        const ld next = sum + term;
+        carry = (next - sum) - term;
+        sum = next;
+    }
+    return p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::cbrt(sum);
+}
+
 TEST(AccuracyLongAxes, Float32) {
     if (running_emulated()) GTEST_SKIP() << "2^26 terms take minutes under emulation";
     const int64_t n = int64_t(1) << 26;
-    std::vector<float> x(static_cast<size_t>(n));
-    uint64_t state = 12345;
-    for (float &v : x) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        v = (0.5f + 1.5f * float(state >> 40) / float(1 << 24)) * ((state >> 20) & 1 ? -1.f : 1.f);
-    }
+    const std::vector<float> x = long_axis_values<float>(n);
     for (const std::vector<int64_t> &shape : {std::vector<int64_t>{n}, {2, n / 2}}) {
         const Tensor t =
             Tensor::contiguous(x.data(), DType::float32, shape.data(), int(shape.size()));
@@ -287,15 +312,8 @@ TEST(AccuracyLongAxes, Float32) {
             const Status s = reduce(t, out, params);
             ASSERT_TRUE(s.ok()) << s.message();
             for (int64_t r = 0; r < rows; r++) {
-                ld sum = 0, carry = 0;
-                for (int64_t i = r * row; i < (r + 1) * row; i++) {
-                    const ld a = std::fabs(ld(x[size_t(i)]));
-                    const ld term = (p == 1 ? a : p == 2 ? a * a : a * a * a) - carry;
-                    const ld next = sum + term;
-                    carry = (next - sum) - term;
-                    sum = next;
-                }
-                const ld exact = p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::cbrt(sum);
+                const ld exact =
+                    compensated_norm(row, p, [&](int64_t i) { return x[size_t(r * row + i)]; });
                 const std::string why =
                     bound_violation(DType::float32, exact, y[size_t(r)], size_t(row));
                 EXPECT_TRUE(why.empty())
@@ -312,13 +330,7 @@ TEST(AccuracyLongAxes, Float32) {
 TEST(AccuracyLongAxes, Float64StridedAxes) {
     if (running_emulated()) GTEST_SKIP() << "2^24 terms take minutes under emulation";
     const int64_t n = int64_t(1) << 24;
-    std::vector<double> x(static_cast<size_t>(n));
-    uint64_t state = 12345;
-    for (double &v : x) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        v = (0.5 + 1.5 * double(state >> 11) / double(uint64_t(1) << 53)) *
-            ((state >> 20) & 1 ? -1. : 1.);
-    }
+    const std::vector<double> x = long_axis_values<double>(n);
     // (shape, reduced axis, outputs checked): middle [4, 2^19, 8] axis 1, outer [2^22, 4] axis 0.
     const std::vector<int64_t> middle = {4, int64_t(1) << 19, 8}, outer = {int64_t(1) << 22, 4};
     for (const std::vector<int64_t> &shape : {middle, outer}) {
@@ -340,15 +352,8 @@ TEST(AccuracyLongAxes, Float64StridedAxes) {
             ASSERT_TRUE(s.ok()) << s.message();
             for (int64_t o = 0; o < outputs; o++) {
                 const int64_t base = (o / inner) * rows * inner + o % inner;
-                ld sum = 0, carry = 0;
-                for (int64_t i = 0; i < rows; i++) {
-                    const ld a = std::fabs(ld(x[size_t(base + i * inner)]));
-                    const ld term = (p == 1 ? a : p == 2 ? a * a : a * a * a) - carry;
-                    const ld next = sum + term;
-                    carry = (next - sum) - term;
-                    sum = next;
-                }
-                const ld exact = p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::cbrt(sum);
+                const ld exact = compensated_norm(
+                    rows, p, [&](int64_t i) { return x[size_t(base + i * inner)]; });
                 const std::string why =
                     bound_violation(DType::float64, exact, y[size_t(o)], size_t(rows));
                 EXPECT_TRUE(why.empty())
