@@ -17,16 +17,20 @@ function(lpnorm_add_d3d12_library)
     set(library "${out_dir}/lpnorm_kernels_d3d12.lib")
     file(CONFIGURE OUTPUT "${out_dir}/lpnorm_d3d12_kernel_table.inc"
          CONTENT "// Generated from cmake/LpnormD3D12.cmake: one row per D3D12 kernel.\n${reduce_table}${pool_table}")
+    # The kernels' C headers go beside the library too, for a Windows build that links it from
+    # this build tree (tests/integration's d3d12_run).
+    set(kernel_headers ${reduce_objects} ${pool_objects})
+    list(TRANSFORM kernel_headers REPLACE "\\.obj$" ".h")
     add_custom_command(
         OUTPUT "${library}"
         COMMAND lpnorm_archive "${LPNORM_TARGET_d3d12}" "${library}" ${objects}
+        COMMAND "${CMAKE_COMMAND}" -E copy_if_different ${kernel_headers} "${out_dir}"
         DEPENDS lpnorm_archive ${objects}
         COMMENT "Archiving the D3D12 kernels for Windows"
         VERBATIM)
     add_custom_target(lpnorm_d3d12 ALL DEPENDS "${library}")
 
-    set(headers ${reduce_objects} ${pool_objects})
-    list(TRANSFORM headers REPLACE "\\.obj$" ".h")
+    set(headers ${kernel_headers})
     # The kernels' headers include HalideRuntime.h; HalideRuntimeD3D12Compute.h wraps an
     # ID3D12Resource in a halide_buffer_t without a copy.
     get_target_property(halide_include_dirs Halide::Runtime INTERFACE_INCLUDE_DIRECTORIES)

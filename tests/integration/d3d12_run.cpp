@@ -19,10 +19,7 @@
 #include <windows.h>
 
 #include "HalideRuntime.h"
-
-extern "C" int lpnorm_reduce_all_sum_float32_d3d12(halide_buffer_t *input, int32_t reduce_mask,
-                                                   int32_t p_kind, double p,
-                                                   halide_buffer_t *output);
+#include "lpnorm_reduce_all_sum_float32_d3d12.h"  // beside the library, as Halide generated it
 
 namespace {
 
