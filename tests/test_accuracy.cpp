@@ -325,7 +325,7 @@ TEST(AccuracyLongAxes, Float32) {
 
 // float64 sums of 2^19 and 2^22 terms down strided axes (the middle and outer patterns), held
 // to the float64 bound of 1e-14 relative: one accumulator per output down every row gave
-// 2.7e-14 at 2^19 terms (middle, p = 1) before the rows were cut into chunks of at most 4096
+// 2.7e-14 at 2^19 terms (middle, p = 1) before the rows were cut into chunks of at most 16384
 // (schedules/cpu_reduce_schedule.cpp, schedule_strided).
 TEST(AccuracyLongAxes, Float64StridedAxes) {
     if (running_emulated()) GTEST_SKIP() << "2^24 terms take minutes under emulation";
