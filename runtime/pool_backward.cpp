@@ -149,13 +149,13 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
             }
         }
     }
-    const rt::PoolBackwardKernel *kernel = rt::find_kernel<rt::PoolBackwardKernel>(
-        {spatial}, input.dtype, {Backend::cpu, active_isa()});
+    const rt::Place place{Backend::cpu, active_isa()};  // host tensors only
+    const rt::PoolBackwardKernel *kernel =
+        rt::find_kernel<rt::PoolBackwardKernel>({spatial}, input.dtype, place);
     if (kernel == nullptr) {
-        return Status(ErrorCode::unsupported, "no " + std::to_string(spatial) +
-                                                  "-D pooling gradient kernel for dtype " +
-                                                  dtype_name(input.dtype) + " at isa " +
-                                                  isa_name(active_isa()) + " in this build");
+        return Status(ErrorCode::unsupported,
+                      "no " + std::to_string(spatial) + "-D pooling gradient kernel for dtype " +
+                          dtype_name(input.dtype) + rt::place_phrase(place) + " in this build");
     }
     Call call;
     call.kernel = kernel;
