@@ -36,6 +36,18 @@ inline int sum_kind(double p) {
     return kLp;
 }
 
+// The accumulator of a sum, in bits: float32 for 16-bit floats (float16, bfloat16), and for
+// float32 where a kernel is built with float32 sums (D3D12, which has no float64); float64 for
+// every other input, integers included. Partial kernels output it (see below).
+constexpr int sum_accumulator_bits(bool is_float, int input_bits, bool float32_sums = false) {
+    return is_float && (input_bits == 16 || (float32_sums && input_bits == 32)) ? 32 : 64;
+}
+
+// The compute type of pooling and of the pooling and reduction gradients (float inputs), in
+// bits: float64 for float64, float32 for float32, float16 and bfloat16. Normalization and its
+// gradient compute in sum_accumulator_bits.
+constexpr int pool_compute_bits(int input_bits) { return input_bits == 64 ? 64 : 32; }
+
 // The CPU's inner kernels of float32 input sum the kinds kL1, kL2, kL3 and kCount in float32
 // partial sums of at most this many terms each, added in float64 (reduce_algorithm.h,
 // add_float32_blocks): the depth that keeps p = 1 within the 8-ulp bound (docs/semantics.md).

@@ -38,7 +38,7 @@ Tuple scale_factors(const Expr &m, const Expr &use) {
 }  // namespace
 
 Type normalize_compute_type(const Type &input) {
-    return input.bits() == 16 ? Float(32) : Float(64);
+    return Float(abi::sum_accumulator_bits(true, input.bits()));
 }
 
 NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, int r_dim,

@@ -176,7 +176,7 @@ std::vector<Expr> kind_conditions(const Expr &p_kind) {
 
 }  // namespace
 
-Type pool_compute_type(const Type &input) { return input.bits() == 64 ? Float(64) : Float(32); }
+Type pool_compute_type(const Type &input) { return Float(abi::pool_compute_bits(input.bits())); }
 
 PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window, Func output,
                        const Type &output_type, const Expr &p_kind, const Expr &p,

@@ -135,7 +135,7 @@ Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
 }  // namespace
 
 Type pool_backward_compute_type(const Type &input) {
-    return input.bits() == 64 ? Float(64) : Float(32);
+    return Float(abi::pool_compute_bits(input.bits()));
 }
 
 // With y = (F S)^(1/p) over window o (S its sum of terms, F = K / n or 1), the derivative by an

@@ -107,11 +107,8 @@ Expr norm_of_sum(const Expr &sum, const Expr &p_kind, const Expr &p) {
 }
 
 Type sum_accumulator_type(const Type &input, bool float32_sums) {
-    const bool is_float = input.is_float() || input.is_bfloat();
-    if (is_float && (input.bits() == 16 || (float32_sums && input.bits() == 32))) {
-        return Float(32);
-    }
-    return Float(64);
+    return Float(abi::sum_accumulator_bits(input.is_float() || input.is_bfloat(), input.bits(),
+                                           float32_sums));
 }
 
 Expr sums_in_float32_blocks(const Expr &p_kind, const Expr &n, int lanes) {

@@ -27,9 +27,10 @@ struct ReduceStages {
     int block_lanes = 0;  // the partial sums per block
 };
 
-// Accumulator of a sum-type reduction: float16/bfloat16 -> float32, everything else -> float64;
-// with `float32_sums`, float32 too accumulates in float32 (devices without float64: D3D12's
-// shader model 5.1). Its error bound: docs/targets.md, "D3D12 compute".
+// Accumulator of a sum-type reduction, abi::sum_accumulator_bits as a Halide type: float16/
+// bfloat16 -> float32, everything else -> float64; with `float32_sums`, float32 too accumulates
+// in float32 (devices without float64: D3D12's shader model 5.1). Its error bound:
+// docs/targets.md, "D3D12 compute".
 Halide::Type sum_accumulator_type(const Halide::Type &input, bool float32_sums = false);
 
 // Builds acc and out for an element expression `x` (a value of the input type that depends on

@@ -11,7 +11,7 @@ using Halide::Internal::make_one;
 using Halide::Internal::make_zero;
 
 Type reduce_backward_compute_type(const Type &input) {
-    return input.bits() == 64 ? Float(64) : Float(32);
+    return Float(abi::pool_compute_bits(input.bits()));
 }
 
 // With s = sgn(x) (0 for 0 and NaN, as PyTorch takes it) and t = |x| / y, which lies in [0, 1]

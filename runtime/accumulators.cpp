@@ -162,8 +162,8 @@ double load_as_double(DType d, const void *data) {
 
 DType partial_dtype(Reducer reducer, DType input) {
     if (reducer == Reducer::sum) {
-        return input == DType::float16 || input == DType::bfloat16 ? DType::float32
-                                                                   : DType::float64;
+        const int bits = abi::sum_accumulator_bits(is_floating(input), 8 * dtype_size(input));
+        return bits == 32 ? DType::float32 : DType::float64;
     }
     switch (dtype_size(input)) {
     case 1: return DType::uint8;

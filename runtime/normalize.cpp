@@ -128,8 +128,9 @@ Status run_plan(const rt::GroupedPlan &plan, const Call &c, const KernelArgs &ar
         forward = rt::find_kernel<rt::NormalizeKernel>({plan.pattern}, dtype, place);
     }
     if (forward == nullptr && gradient == nullptr) return no_kernel(plan, c, place);
-    const DType compute =
-        dtype_size(dtype) == 2 ? DType::float32 : DType::float64;  // normalize_compute_type
+    const DType compute = abi::sum_accumulator_bits(true, 8 * dtype_size(dtype)) == 32
+                              ? DType::float32
+                              : DType::float64;  // normalize_compute_type
     // p = inf is always scaled: its pass for max|x| is already there, and the reciprocal of a
     // subnormal max|x| overflows.
     const bool scaled = args.p_kind == abi::kNormalizeMaxAbs ||

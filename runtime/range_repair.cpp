@@ -288,7 +288,7 @@ SumRange power_sum_range(DType input, DType acc, double p, int64_t terms) {
 }
 
 DType pool_accumulator(DType input) {
-    return input == DType::float64 ? DType::float64 : DType::float32;
+    return abi::pool_compute_bits(8 * dtype_size(input)) == 64 ? DType::float64 : DType::float32;
 }
 
 bool pool_range_watched(DType input, int p_kind) {
