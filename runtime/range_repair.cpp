@@ -369,7 +369,10 @@ void repair_pool_range(const Tensor &input, const Tensor &output, const PoolPara
                 const int64_t end =
                     std::min(a.kernel, floor_div(a.input - 1 - start, a.dilation) + 1);
                 extent[d] = std::max<int64_t>(0, end - first);
-                stride[d] = a.dilation * input.strides[d + 2];
+                // Two taps or more lie inside the input, so dilation times the stride stays
+                // within the tensor; one tap has no step (a dilation near 2^63 with kernel 1
+                // overflowed the product: the fuzzer's pool_range_huge_dilation).
+                stride[d] = extent[d] > 1 ? a.dilation * input.strides[d + 2] : 0;
                 if (extent[d] > 0) base += (start + first * a.dilation) * input.strides[d + 2];
                 // as the kernels count them (pool_algorithm.cpp, taps_inside_padded)
                 const int64_t padded = a.input + a.pad_begin + a.pad_end;

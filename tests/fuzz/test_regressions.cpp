@@ -2,6 +2,7 @@
 // every build; under the sanitizers the old code also failed with a UBSan report.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -135,6 +136,36 @@ TEST(FuzzRegressions, PoolGradientWithHugeDilations) {
     const Status s =
         pool_backward(xt, yt, dyt, Tensor::contiguous(dx.data(), DType::float32, shape), params);
     EXPECT_TRUE(s.ok()) << s.message();
+}
+
+// fuzz_pool (regressions/fuzz_pool/pool_range_huge_dilation): a float32 pooling whose squares
+// overflow, so the range repair rescans it, with a dilation of 2^63 - 1 along a dim of kernel
+// 1. The repair multiplied that dilation by the input stride (signed overflow, UBSan) although
+// a single tap takes no step.
+TEST(FuzzRegressions, PoolRangeRepairWithHugeDilation) {
+    const std::vector<int64_t> shape = {1, 3, 9, 11};
+    std::vector<float> x(1 * 3 * 9 * 11, 1e30f), y(x.size(), -1.0f);
+    PoolParams params;
+    params.kernel = {1, 3};
+    params.dilations = {INT64_MAX, 10};
+    params.auto_pad = AutoPad::same_lower;
+    std::vector<PoolAxis> axes;
+    ASSERT_TRUE(pool_geometry(shape, params, &axes).ok());
+    ASSERT_EQ(axes[1].output, 11);
+    const Status s = pool(Tensor::contiguous(x.data(), DType::float32, shape),
+                          Tensor::contiguous(y.data(), DType::float32, shape), params);
+    ASSERT_TRUE(s.ok()) << s.message();
+    for (int64_t w = 0; w < 11; w++) {
+        int taps = 0;  // the window's taps inside the row along the last dim
+        for (int64_t t = 0; t < 3; t++) {
+            const int64_t at = w - axes[1].pad_begin + t * 10;
+            taps += at >= 0 && at < 11 ? 1 : 0;
+        }
+        const float want = taps == 0 ? 0.0f : float(1e30 * std::sqrt(double(taps)));
+        for (int64_t row = 0; row < 3 * 9; row++) {
+            EXPECT_NEAR(y[size_t(row * 11 + w)], want, 4e-7 * want) << "w = " << w;
+        }
+    }
 }
 
 }  // namespace
