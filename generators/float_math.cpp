@@ -225,55 +225,89 @@ Expr lp_pow(const Expr &m, const Expr &e, bool narrow) {
     return narrow && m.type().bits() == 64 ? narrow_pow(m, e) : pow(m, e);
 }
 
-// Cube root of a finite s >= 0, in vector arithmetic only, with no division. pow is a scalar
-// libm call per lane; the Halley steps this replaced divided three times per lane, and made
-// pooling with p = 3 take 3.1x as long as p = 2 on [8,256,28,28] 3x3 s1 (Zen 3, AVX2).
+// Cube root of s >= 0 (sign bit clear), in vector arithmetic only, with no division. pow is a
+// scalar libm call per lane; the Halley steps this replaced divided three times per lane, and
+// made pooling with p = 3 take 3.1x as long as p = 2 on [8,256,28,28] 3x3 s1 (Zen 3, AVX2).
 //   - The estimate r of s^(-1/3) divides the bits by three (the high 32 bits for float64), in
 //     floating point (a conversion, a product and a conversion back: vector integer division
 //     has no instruction), about 5 correct bits with the constants below (the least largest
 //     error).
-//   - Newton steps r <- r + r (1/3 - (s/3) r^3), products only, double the correct bits each:
-//     two for float32, three for float64.
-//   - Then c = s r^2 and one Newton step for the cube root itself, 1/(3 c^2) taken as r^2/3.
-// Over 3e6 (float32) and 1e6 (float64) values spanning every exponent the error is at most
-// 0.95 ulp, and cubes of integers come out exact, so integer truncation is exact on them.
-// Subnormal sums are scaled by 2^(3k) first, and sums within 2^(3k) of the largest finite
-// value by 2^(-3k), so that neither r^3 nor c^3 over- or underflows (no step raises the
-// overflow or underflow flag: RangeWatch, runtime/thread_pool.h).
+//   - float64: Newton steps r <- r + r (1/3 - (s/3) r^3), products only, each doubling the
+//     correct bits, three of them; then c = s r^2.
+//   - float32: c = s r^2 y^(-2/3), y = s r^3 (near 1), y^(-2/3) by a polynomial (below).
+//   - Then one Newton step for the cube root itself, c - (c^3 - s) / (3 c^2), with 1/(3 c^2)
+//     from r: its fixed point c^3 = s does not depend on how 1/3 is represented.
+// Over 4e6 values of each type spanning every exponent, subnormals included, the largest
+// error is 0.95 ulp as strict arithmetic (float32 0.947, float64 0.939) and 0.74 ulp with fused
+// multiply-adds, and cubes of integers come out exact, so integer truncation is exact on them
+// (tests/float_math checks both, and the flags below, on every x86 instruction set).
+// No step over- or underflows where the root does not (the pooling runtime watches those flags:
+// RangeWatch, runtime/thread_pool.h), whether or not products and adds fuse:
+//   - s r (or (s/3) r) is formed first, about s^(2/3), so that no product forms r^3 alone (1/s,
+//     below the normal range for s near the largest finite value); it is strict so that the
+//     simplifier, which reassociates products, keeps that order.
+//   - c is at most the largest value whose cube, rounded twice, is finite.
+//   - Sums below 2^(emin + 3m) (emin the least normal exponent, m the mantissa bits) are scaled
+//     by 2^(3k) first and their roots by 2^(-k): there the fused c^3 - s could round to a
+//     subnormal, and the estimate from a subnormal's bits is wrong.
+// 0, NaN and inf come out as themselves; they raise neither flag on the way (their steps give
+// 0, NaN or inf, exactly), so neither do the lanes a vector computes past the output, whose
+// sums may hold any bits.
 Expr cube_root(const Expr &s) {
-    const Type t = s.type();
+    const Type t = s.type(), bits_t = UInt(t.bits());
     const bool f64 = t.bits() == 64;
-    const int k = f64 ? 18 : 8;  // 2^54 and 2^24 lift every subnormal into the normal range
-    Expr small = s < make_const(t, f64 ? 2.2250738585072014e-308 : 1.17549435e-38);
-    Expr large = s > make_const(t, std::ldexp(1.0, (f64 ? 1024 : 128) - 3 * k));
-    // s = 0 runs the steps on 1 (its result is replaced below): from the estimate for 0, r^3
-    // overflows, which would raise the overflow flag the pooling runtime watches. So do the
-    // lanes a vector computes past the output (sums of uninitialised storage, discarded), which
-    // may hold any bits: only finite s > 0 run the steps as themselves (tested on the bits,
-    // which fast-math cannot fold).
-    Expr bits_of_s = reinterpret(Int(t.bits()), s);
-    Expr in_domain = bits_of_s > 0 && bits_of_s < cast(Int(t.bits()), inf_bits(t));
-    Expr scaled = select(!in_domain, make_const(t, 1.0),
-                         s * select(small, make_const(t, std::ldexp(1.0, 3 * k)), large,
-                                    make_const(t, std::ldexp(1.0, -3 * k)), make_const(t, 1.0)));
-    // The bits of a finite s >= 0 (its high word for float64) fit an int32 and a float.
-    Expr bits = f64 ? cast<int>(reinterpret(UInt(64), scaled) >> 32) : reinterpret(Int(32), scaled);
-    Expr third_of_bits = cast<int>(cast(t, bits) * make_const(t, 1.0 / 3.0));
+    const int k = f64 ? 70 : 31;  // 2^(3k) >= 2^(4m): the least subnormal to 2^(emin + 3m)
+    const int scaled_below = (f64 ? -1022 : -126) + 3 * mantissa_bits(t);
+    const Expr bits = reinterpret(bits_t, s);
+    const Expr small = bits < reinterpret(bits_t, make_const(t, std::ldexp(1.0, scaled_below)));
+    // The factor is selected, not the product: s 2^(3k) overflows for large s, on targets
+    // that compute both sides of a select.
+    const Expr scaled = s * select(small, make_const(t, std::ldexp(1.0, 3 * k)), make_one(t));
+    // The bits of s >= 0 (its high word for float64) fit an int32 and a float.
+    Expr high = f64 ? cast<int>(reinterpret(UInt(64), scaled) >> 32) : reinterpret(Int(32), scaled);
+    Expr third_of_bits = cast<int>(cast(t, high) * make_const(t, 1.0 / 3.0));
     Expr r = f64 ? reinterpret(t, cast(UInt(64), 0x553EF0FF - third_of_bits) << 32)
                  : reinterpret(t, 0x54A2FA8C - third_of_bits);
-    // Written so that the fixed points (s r^3 = 1, then c^3 = s) do not depend on how exactly
-    // 1/3 is represented: an OpenCL compiler that rounds double constants to float made the
-    // form r (4/3 - (s/3) r^3) converge 2^-47 away from the root.
-    const Expr third = make_const(t, 1.0 / 3.0), s_third = scaled * third;
-    for (int step = 0; step < (f64 ? 3 : 2); step++) {
-        r = r + r * (third - s_third * (r * r * r));
+    // The steps' Lets (r, s/3, y) are referred to by name in the strict products: strict_float
+    // reaches into every expression it contains.
+    Lets lets('c');
+    const Expr third = make_const(t, 1.0 / 3.0);
+    const double largest_cubed = f64 ? 0x1.428a2f98d728ap+341 : 0x1.965fe8p+42;
+    Expr c, inverse_slope;  // c about s^(1/3), inverse_slope about 1/(3 c^2)
+    if (f64) {
+        // Written so that the fixed points (s r^3 = 1, then c^3 = s) do not depend on how
+        // exactly 1/3 is represented: an OpenCL compiler that rounds double constants to
+        // float made the form r (4/3 - (s/3) r^3) converge 2^-47 away from the root.
+        const Expr s_third = lets.bind(scaled * third);
+        for (int step = 0; step < 3; step++) {
+            r = lets.bind(r);
+            r = r + r * (third - strict_float(s_third * r) * (r * r));
+        }
+        const Expr r2 = lets.bind(r * r);
+        c = scaled * r2;
+        inverse_slope = r2 * third;
+    } else {
+        // float32: s^(1/3) = s r^2 y^(-2/3) with y = s r^3 in [0.91, 1.121] for the estimate
+        // above, y^(-2/3) by a polynomial of degree 3 (least largest relative error, 7e-6),
+        // which also gives 1/(3 c^2) = r^2 y^(-2/3) / 3: 18 products and fused adds where two
+        // Newton steps on r took 20, and a shorter chain.
+        r = lets.bind(r);
+        const Expr r2 = lets.bind(r * r), s_r = lets.bind(strict_float(scaled * r));
+        const Expr y = lets.bind(s_r * r2);
+        auto a = [&](double v) { return make_const(t, v); };
+        const Expr q = lets.bind(
+            ((a(-0.4726640964522913) * y + a(1.978002742631135)) * y + a(-3.20480882603083)) * y +
+            a(2.6994642537828435));
+        c = (s_r * r) * q;
+        inverse_slope = (r2 * third) * q;
     }
-    Expr r2 = r * r;
-    Expr c = scaled * r2;
-    c = c - (c * c * c - scaled) * (r2 * third);
-    c = c * select(small, make_const(t, std::ldexp(1.0, -k)), large,
-                   make_const(t, std::ldexp(1.0, k)), make_const(t, 1.0));
-    return select(s == make_zero(t), make_zero(t), c);
+    c = lets.bind(min(c, make_const(t, largest_cubed)));
+    c = c - (c * c * c - scaled) * inverse_slope;
+    c = select(small, c * make_const(t, std::ldexp(1.0, -k)), c);
+    // Finite s > 0 (NaN and inf have the largest bits) take the root; the rest are their own,
+    // selected as bits, which fast-math cannot take for a value that is never NaN.
+    const Expr finite_positive = bits - make_one(bits_t) < inf_bits(t) - make_one(bits_t);
+    return lets.around(reinterpret(t, select(finite_positive, reinterpret(bits_t, c), bits)));
 }
 
 Expr integer_power(const Expr &m, const Expr &p) {

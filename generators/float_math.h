@@ -47,7 +47,9 @@ Halide::Expr power_of_two(const Halide::Expr &e, const Halide::Type &t);
 // float32 pow is inline vector code, faster than narrow_pow's float64).
 Halide::Expr lp_pow(const Halide::Expr &m, const Halide::Expr &e, bool narrow);
 
-// Cube root of a finite s >= 0 in vector arithmetic.
+// Cube root of s >= 0 (sign bit clear) in vector arithmetic, within 0.95 ulp, exact on cubes of
+// integers; 0, NaN and inf are their own roots. No step over- or underflows where the root
+// does not, with or without fused multiply-adds, so it may be left out of strict_float.
 Halide::Expr cube_root(const Halide::Expr &s);
 
 // Rounds a non-negative accumulator value to the output type: nearest for floats; for
