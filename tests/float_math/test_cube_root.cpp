@@ -33,9 +33,12 @@ using Halide::Var;
 template <typename T>
 std::vector<T> values_to_root(std::vector<bool> *is_cube) {
     using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-    std::vector<T> v = {T(0), std::numeric_limits<T>::infinity(),
-                        std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::max(),
-                        std::numeric_limits<T>::min(), std::numeric_limits<T>::denorm_min()};
+    std::vector<T> v = {T(0),
+                        std::numeric_limits<T>::infinity(),
+                        std::numeric_limits<T>::quiet_NaN(),
+                        std::numeric_limits<T>::max(),
+                        std::numeric_limits<T>::min(),
+                        std::numeric_limits<T>::denorm_min()};
     const int lowest = std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits;
     const int highest = std::numeric_limits<T>::max_exponent;
     for (int e = lowest; e < highest; e++) {
