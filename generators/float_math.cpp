@@ -244,8 +244,10 @@ Expr lp_pow(const Expr &m, const Expr &e, bool narrow) {
 // No step over- or underflows where the root does not (the pooling runtime watches those flags:
 // RangeWatch, runtime/thread_pool.h), whether or not products and adds fuse:
 //   - s r (or (s/3) r) is formed first, about s^(2/3), so that no product forms r^3 alone (1/s,
-//     below the normal range for s near the largest finite value); it is strict so that the
-//     simplifier, which reassociates products, keeps that order.
+//     below the normal range for s near the largest finite value); it is strict so that
+//     Halide's simplifier and LLVM, which both reassociate products outside strict_float,
+//     keep that order (in a variant tried, LLVM turned (s x) 3 into (3 s) x, which overflows
+//     for s near the largest value).
 //   - c is at most the largest value whose cube, rounded twice, is finite.
 //   - Sums below 2^(emin + 3m) (emin the least normal exponent, m the mantissa bits) are scaled
 //     by 2^(3k) first and their roots by 2^(-k): there the fused c^3 - s could round to a
