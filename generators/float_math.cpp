@@ -291,8 +291,8 @@ Expr cube_root(const Expr &s) {
     } else {
         // float32: s^(1/3) = s r^2 y^(-2/3) with y = s r^3 in [0.91, 1.121] for the estimate
         // above, y^(-2/3) by a polynomial of degree 3 (least largest relative error, 7e-6),
-        // which also gives 1/(3 c^2) = r^2 y^(-2/3) / 3: 18 products and fused adds where two
-        // Newton steps on r took 20, and a shorter chain.
+        // which also gives 1/(3 c^2) = r^2 y^(-2/3) / 3: 15 products and fused adds where two
+        // Newton steps on r took 18 (the root's, scaling included), and a shorter chain.
         r = lets.bind(r);
         const Expr r2 = lets.bind(r * r), s_r = lets.bind(strict_float(scaled * r));
         const Expr y = lets.bind(s_r * r2);
@@ -300,8 +300,9 @@ Expr cube_root(const Expr &s) {
         const Expr q = lets.bind(
             ((a(-0.4726640964522913) * y + a(1.978002742631135)) * y + a(-3.20480882603083)) * y +
             a(2.6994642537828435));
-        c = (s_r * r) * q;
-        inverse_slope = (r2 * third) * q;
+        const Expr r2_q = lets.bind(r2 * q);  // 1/c^2
+        c = scaled * r2_q;
+        inverse_slope = r2_q * third;
     }
     c = lets.bind(min(c, make_const(t, largest_cubed)));
     c = c - (c * c * c - scaled) * inverse_slope;
