@@ -131,6 +131,9 @@ Status resolve_axis(const std::vector<int64_t> &shape, const PoolParams &params,
                           std::to_string(a->pad_begin) + " + " + std::to_string(a->pad_end) +
                           " need window offsets beyond 2^30");
     }
+    // A window of one tap takes no step: its dilation changes nothing, and the kernels take
+    // dilations in 32 bits (2^63 - 1 arrived as -1, and the rescale factor K / n went negative).
+    if (a->kernel == 1) a->dilation = 1;
     return Status::Ok();
 }
 

@@ -168,5 +168,39 @@ TEST(FuzzRegressions, PoolRangeRepairWithHugeDilation) {
     }
 }
 
+// fuzz_pool found negative outputs of p = 1 with Overhang::rescale and a dilation of 2^63 - 1
+// along a dim of kernel 1: the kernels take dilations in 32 bits, where it arrived as -1, so
+// the count of taps inside input and pads, n in K / n, went negative. A one-tap window's
+// dilation is now 1 (pool_geometry.cpp).
+TEST(FuzzRegressions, PoolRescaleWithHugeDilationOfOneTap) {
+    const std::vector<int64_t> shape = {1, 3, 9, 11};
+    std::vector<float> x(1 * 3 * 9 * 11, 2.0f), y(x.size(), -1.0f);
+    PoolParams params;
+    params.kernel = {1, 3};
+    params.dilations = {INT64_MAX, 10};
+    params.auto_pad = AutoPad::same_lower;
+    params.p = 1;
+    params.overhang = Overhang::rescale;
+    std::vector<PoolAxis> axes;
+    ASSERT_TRUE(pool_geometry(shape, params, &axes).ok());
+    ASSERT_EQ(axes[1].output, 11);
+    const Status s = pool(Tensor::contiguous(x.data(), DType::float32, shape),
+                          Tensor::contiguous(y.data(), DType::float32, shape), params);
+    ASSERT_TRUE(s.ok()) << s.message();
+    const int64_t padded = 11 + axes[1].pad_begin + axes[1].pad_end;
+    for (int64_t w = 0; w < 11; w++) {
+        int inside = 0, counted = 0;  // taps inside the row; inside the row and its pads
+        for (int64_t t = 0; t < 3; t++) {
+            const int64_t at = w + t * 10;  // in the padded row
+            counted += at < padded ? 1 : 0;
+            inside += at >= axes[1].pad_begin && at < axes[1].pad_begin + 11 ? 1 : 0;
+        }
+        const float want = float(2.0 * inside * 3 / counted);  // the sum times K / n
+        for (int64_t row = 0; row < 3 * 9; row++) {
+            EXPECT_NEAR(y[size_t(row * 11 + w)], want, 1e-6f * want) << "w = " << w;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace lpnorm
