@@ -138,20 +138,28 @@ TEST(FuzzRegressions, PoolGradientWithHugeDilations) {
     EXPECT_TRUE(s.ok()) << s.message();
 }
 
+// The window of both huge-dilation inputs below, over [1, 3, 9, 11]: kernel {1, 3} with
+// dilations {2^63 - 1, 10} under auto_pad SAME_LOWER, 11 outputs along the last dim.
+const std::vector<int64_t> kHugeDilationShape = {1, 3, 9, 11};
+PoolParams huge_dilation_of_one_tap(std::vector<PoolAxis> *axes) {
+    PoolParams params;
+    params.kernel = {1, 3};
+    params.dilations = {INT64_MAX, 10};
+    params.auto_pad = AutoPad::same_lower;
+    EXPECT_TRUE(pool_geometry(kHugeDilationShape, params, axes).ok());
+    EXPECT_EQ(axes->at(1).output, 11);
+    return params;
+}
+
 // fuzz_pool (regressions/fuzz_pool/pool_range_huge_dilation): a float32 pooling whose squares
 // overflow, so the range repair rescans it, with a dilation of 2^63 - 1 along a dim of kernel
 // 1. The repair multiplied that dilation by the input stride (signed overflow, UBSan) although
 // a single tap takes no step.
 TEST(FuzzRegressions, PoolRangeRepairWithHugeDilation) {
-    const std::vector<int64_t> shape = {1, 3, 9, 11};
+    const std::vector<int64_t> &shape = kHugeDilationShape;
     std::vector<float> x(1 * 3 * 9 * 11, 1e30f), y(x.size(), -1.0f);
-    PoolParams params;
-    params.kernel = {1, 3};
-    params.dilations = {INT64_MAX, 10};
-    params.auto_pad = AutoPad::same_lower;
     std::vector<PoolAxis> axes;
-    ASSERT_TRUE(pool_geometry(shape, params, &axes).ok());
-    ASSERT_EQ(axes[1].output, 11);
+    const PoolParams params = huge_dilation_of_one_tap(&axes);
     const Status s = pool(Tensor::contiguous(x.data(), DType::float32, shape),
                           Tensor::contiguous(y.data(), DType::float32, shape), params);
     ASSERT_TRUE(s.ok()) << s.message();
@@ -173,17 +181,12 @@ TEST(FuzzRegressions, PoolRangeRepairWithHugeDilation) {
 // the count of taps inside input and pads, n in K / n, went negative. A one-tap window's
 // dilation is now 1 (pool_geometry.cpp).
 TEST(FuzzRegressions, PoolRescaleWithHugeDilationOfOneTap) {
-    const std::vector<int64_t> shape = {1, 3, 9, 11};
+    const std::vector<int64_t> &shape = kHugeDilationShape;
     std::vector<float> x(1 * 3 * 9 * 11, 2.0f), y(x.size(), -1.0f);
-    PoolParams params;
-    params.kernel = {1, 3};
-    params.dilations = {INT64_MAX, 10};
-    params.auto_pad = AutoPad::same_lower;
+    std::vector<PoolAxis> axes;
+    PoolParams params = huge_dilation_of_one_tap(&axes);
     params.p = 1;
     params.overhang = Overhang::rescale;
-    std::vector<PoolAxis> axes;
-    ASSERT_TRUE(pool_geometry(shape, params, &axes).ok());
-    ASSERT_EQ(axes[1].output, 11);
     const Status s = pool(Tensor::contiguous(x.data(), DType::float32, shape),
                           Tensor::contiguous(y.data(), DType::float32, shape), params);
     ASSERT_TRUE(s.ok()) << s.message();
