@@ -45,7 +45,7 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
                                  const Expr &r_extent, const Type &output_type, const Expr &p_kind,
                                  const Expr &p, const Expr &eps_kind, const Expr &eps,
                                  const Expr &eps_root, const Expr &scaled, bool float16_keeps_nan,
-                                 bool vector_powers) {
+                                 bool vector_powers, bool share_slope_base) {
     NormalizeStages s;
     s.vars = vars;
     for (int d = 0; d < int(vars.size()); d++) {
@@ -94,9 +94,29 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     // forward on [4096, 1024] at p = 2.5 went from 5.1 to 3.3 ms, the gradient from 10.5 to
     // 8.5 ms (Zen 4, docs/benchmarks.md).
     auto scaled_value = [&](const Expr &v) { return select(s.scaled, scale_by(v), v); };
+    auto scaled_magnitude = [&](const std::vector<Expr> &at) {
+        return finite_magnitude(scaled_value(cast(c, in(at))));
+    };
+    std::vector<Expr> at_vars(vars.begin(), vars.end());
     Func general_power("general_power");
-    general_power(vars) =
-        lp_pow(finite_magnitude(scaled_value(cast(c, in(vars)))), cast(c, p), narrow);
+    if (share_slope_base && narrow) {
+        // The gradient needs a^(p - 1) per element for its slopes: a^p as a times it, one power
+        // per element where the two took two (a product more, u, beside narrow_pow's 3.6e-13).
+        // Written over r only for general p, so that no other kind pays the powers.
+        s.slope_base = Func("slope_base");
+        s.slope_base(vars) = undef(c);
+        s.slope_base_r = RDom(0, select(p_kind == abi::kLp, r_extent, 0), "slope_base_r");
+        std::vector<Expr> at_r = at_vars;
+        at_r[r_dim] = s.slope_base_r;
+        const Expr a = scaled_magnitude(at_r);
+        // 0 as 1: its term is 0 either way, and 0^(p - 1) is inf for p < 1.
+        s.slope_base(at_r) =
+            lp_pow(select(magnitude_bits(a) == make_zero(UInt(c.bits())), make_one(c), a),
+                   cast(c, p) - make_one(c), narrow);
+        general_power(vars) = s.slope_base(vars) * scaled_magnitude(at_vars);
+    } else {
+        general_power(vars) = lp_pow(scaled_magnitude(at_vars), cast(c, p), narrow);
+    }
     std::vector<Expr> at_sum_r(vars.begin(), vars.end());
     at_sum_r[r_dim] = s.sum_r;
     s.sum(group) += lp_term(scaled_value(value), c, p_kind, p, narrow, general_power(at_sum_r));

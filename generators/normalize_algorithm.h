@@ -18,7 +18,12 @@ struct NormalizeStages {
     Halide::Func root;       // root(group): the norm of the sum (plus eps for unscaled sum_add)
     Halide::Func pair_root;  // pair_root(group): scaled sum_add's norm of (n, eps^(1/p))
     Halide::Func inverse;    // inverse(group): y = (x * hi) * inverse (scaled), x * inverse
-    Halide::Func out;        // out(vars): the pipeline output
+    // slope_base(vars): a^(p - 1) for a = |x| lo hi (|x| unscaled), whose product with a is
+    // general p's term; undefined unless shared (share_slope_base below). Written by an update
+    // over slope_base_r: r for general p, else empty.
+    Halide::Func slope_base;
+    Halide::RDom slope_base_r;
+    Halide::Func out;  // out(vars): the pipeline output
     Halide::RDom peak_r, sum_r;
     std::vector<Halide::Var> vars;              // output vars, innermost first
     std::vector<Halide::Var> group;             // vars without the reduced one
@@ -39,13 +44,15 @@ Halide::Type normalize_compute_type(const Halide::Type &input);
 // `r_extent`, is normalized over. The other inputs are the kernel's (kernel_abi.h).
 // `float16_keeps_nan`: the target converts float32 to float16 keeping NaN (the generator param
 // of that name), so float16 outputs need no NaN test of their own. `vector_powers` as
-// define_reduction's.
+// define_reduction's. `share_slope_base`: for the gradient, general p's terms come from
+// `slope_base`, which the gradient's slopes reuse (taken only with narrow_pow: float32 inputs
+// on CPUs, where every a_s^(p - 1) of a call whose terms are in range is in range too).
 NormalizeStages define_normalize(const Halide::Func &in, const std::vector<Halide::Var> &vars,
                                  int r_dim, const Halide::Expr &r_extent,
                                  const Halide::Type &output_type, const Halide::Expr &p_kind,
                                  const Halide::Expr &p, const Halide::Expr &eps_kind,
                                  const Halide::Expr &eps, const Halide::Expr &eps_root,
                                  const Halide::Expr &scaled, bool float16_keeps_nan,
-                                 bool vector_powers);
+                                 bool vector_powers, bool share_slope_base = false);
 
 }  // namespace lpnorm::gen

@@ -25,7 +25,7 @@ NormalizeBackwardStages define_normalize_backward(
     const Expr &eps, const Expr &eps_root, const Expr &scaled, bool vector_powers) {
     NormalizeBackwardStages b;
     b.forward = define_normalize(in, vars, r_dim, r_extent, output_type, p_kind, p, eps_kind, eps,
-                                 eps_root, scaled, true, vector_powers);
+                                 eps_root, scaled, true, vector_powers, true);
     const NormalizeStages &s = b.forward;
     const Type c = s.compute_type;
     const Expr zero = make_zero(c), one = make_one(c);
@@ -85,7 +85,20 @@ NormalizeBackwardStages define_normalize_backward(
     // In a Func of its own, as the forward's terms: not strict float, so that its products and
     // adds fuse.
     Func slope_power("slope_power");
-    slope_power(vars) = lp_pow(usable, e, vector_powers && narrow_pow_suffices(s.input_type));
+    if (s.slope_base.defined()) {
+        // |y| = a / (d lo) for the forward's a = |x| lo hi, so |y|^(p - 1) is the forward's
+        // a^(p - 1) times (1 / (d lo))^(p - 1), the latter one pow per group (libm's): the
+        // float32 gradient on [1, 512, 38, 38] at p = 2.5 took two float64 powers per element
+        // before (docs/benchmarks.md). Both factors are in range wherever |y|^(p - 1) is
+        // (float32 inputs: define_normalize).
+        b.slope_scale = Func("slope_scale");
+        const Expr lo_inverse = s.scale(group)[2];
+        b.slope_scale(group) =
+            select(p_kind == abi::kLp, pow(strict_float(inverse * lo_inverse), e), zero);
+        slope_power(vars) = s.slope_base(vars) * b.slope_scale(group);
+    } else {
+        slope_power(vars) = lp_pow(usable, e, vector_powers && narrow_pow_suffices(s.input_type));
+    }
     const Expr power =
         select(m_nan, m, x_zero, zero, m_inf, select(e < zero, zero, m), slope_power(vars));
     // One (condition, value) pair per line.

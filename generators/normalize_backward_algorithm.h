@@ -17,7 +17,10 @@ struct NormalizeBackwardStages {
                               // norm (the norm's branch has a gradient) else 0, 1 / count,
                               // 1 / d where it is normal else 0, 1 if it is else 0)
     Halide::Func dot;         // dot(group): the sum over the group of dy y
-    Halide::Func out;         // out(vars): dx
+    // slope_scale(group): (1 / (d lo))^(p - 1) for general p where the forward shares its
+    // slope_base, else undefined.
+    Halide::Func slope_scale;
+    Halide::Func out;  // out(vars): dx
     Halide::RDom count_r, dot_r;
 };
 

@@ -67,13 +67,30 @@ void schedule_normalize_backward(NormalizePattern pattern,
     b.factors.compute_at(group_level);
     b.dot.compute_at(group_level);
     b.count.compute_at(group_level);
+    // General p's a^(p - 1), stored for the block: the sum's terms and dx's slopes read it.
+    // Its update runs over r only for general p; the other kinds pay its allocation alone.
+    const bool shared_slopes = s.slope_base.defined();
+    if (shared_slopes) {
+        s.slope_base.compute_at(group_level);
+        b.slope_scale.compute_at(group_level);
+        b.slope_scale.specialize(s.kind_conditions[abi::kLp]);
+    }
     if (pattern == NormalizePattern::middle) {
         for (Func f : {b.factors, b.dot, b.count}) {
             f.vectorize(k0, lanes, TailStrategy::GuardWithIf);
         }
+        if (shared_slopes) {
+            b.slope_scale.vectorize(k0, lanes, TailStrategy::GuardWithIf);
+            s.slope_base.update()
+                .reorder(k0, s.slope_base_r.x)
+                .vectorize(k0, lanes, TailStrategy::GuardWithIf);
+        }
         b.dot.update().reorder(k0, b.dot_r.x).vectorize(k0, lanes, TailStrategy::GuardWithIf);
         b.count.update().reorder(k0, b.count_r.x).vectorize(k0, lanes, TailStrategy::GuardWithIf);
         return;
+    }
+    if (shared_slopes) {
+        s.slope_base.update().vectorize(s.slope_base_r.x, lanes, TailStrategy::GuardWithIf);
     }
     // Rows: vector accumulators, one per lane, added up after the row.
     Var lane("lane");
