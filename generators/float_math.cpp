@@ -91,20 +91,22 @@ Expr power_of_two(const Expr &e, const Type &t) {
 
 // m^e = 2^(e log2 m) in float64 vector arithmetic: Halide's float64 pow is a scalar libm call
 // per lane (its float32 pow is inline vector code).
-//   - log2 m = k + ln(f) / ln 2 with m = 2^k f, f in [sqrt(1/2), sqrt(2)), and
-//     ln f = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...), s = (f - 1) / (f + 1), |s| <= 0.172:
-//     the terms past s^19 add less than 1e-16 to ln f.
-//   - w = e log2 m, rounded once: an absolute error of at most 2^-53 |w| (|w| <= 1075 where
-//     the result is a normal or subnormal float64), which is the result's relative error
-//     times ln 2: at most 8e-14.
-//   - 2^w = 2^n 2^r, n the nearest integer, r = w - n exact in [-1/2, 1/2]; 2^r = exp(r ln 2)
-//     by its Taylor series to r^11 (a remainder below 1e-14).
+//   - log2 m = k + ln(f) / ln 2 with m = 2^k f, f in [sqrt(1/2), sqrt(2)) (from the bits, as in
+//     float32_pow), and ln f = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...), s = (f - 1) / (f + 1),
+//     |s| <= 0.172: the terms past s^19 add less than 1e-16 to ln f.
+//   - w = e log2 m, rounded once, with log2 m's own roundings (a few u relative where k = 0):
+//     an absolute error of a few 2^-53 |w|, which is the result's relative error times ln 2
+//     (|w| <= 1075 where the result is a normal or subnormal float64).
+//   - 2^w = 2^n 2^g, n the nearest integer (by the 1.5 2^52 shifter), g = w - n exact in
+//     [-1/2, 1/2]; 2^g by its Taylor series to g^12 (a remainder below 2e-16).
 //   - 2^n is applied as two exact powers of two, 2^(n/2) and 2^(n - n/2), so that the result
 //     over- or underflows (and raises the flag) only where m^e does.
-//   - In all, within 2e-13: w's rounding, the same again from log2 m's times e, the series'
-//     remainders and the roundings of the Horner steps (about 1e-15).
-// Against long double powl over 2^20 random float32 m and e in [-3, 12]: at most 1.1e-13
-// relative, at |w| near 1000, and 1e-14 where m^e lies within e^(+-7).
+//   - In all, within (3 + 3 |w|) 2^-53: at most 3.6e-13, 2.3e-13 measured at |w| = 995 with
+//     m near 1 (tests/float_math checks the bound against long double powl over random float32
+//     m and e, and m near 1 with large e).
+//   - Both series by Estrin's scheme, as float32_pow's, f from the bits and n by the shifter:
+//     the normalization gradient's loop (one power per element, a chain each) ran 1.2x faster
+//     than with Horner's series, Halide's round and a compare for f (docs/benchmarks.md).
 Expr narrow_pow(const Expr &m, const Expr &e) {
     const Type f64 = Float(64), u64 = UInt(64);
     // Each value taken more than once is a Let: the normalization's terms and roots, long
@@ -113,32 +115,42 @@ Expr narrow_pow(const Expr &m, const Expr &e) {
     Lets lets('p');
     auto bind = [&](const Expr &value) { return lets.bind(value); };
     const Expr bits = bind(reinterpret(u64, cast(f64, m)));
-    const Expr exponent = cast<int>(bits >> 52) - 1023;
-    const Expr mantissa = bind(reinterpret(f64, (bits & make_const(u64, (uint64_t(1) << 52) - 1)) |
-                                                    make_const(u64, 0x3ff0000000000000)));
-    const Expr above = bind(mantissa > make_const(f64, 1.4142135623730951));
-    const Expr f = bind(select(above, mantissa * make_const(f64, 0.5), mantissa));
-    const Expr k = exponent + select(above, 1, 0);
+    // The bits less those of sqrt(1/2): their exponent field is k, and their mantissa field
+    // over sqrt(1/2)'s bits is f. k from the high word (an arithmetic shift of 32-bit lanes;
+    // AVX2 has none for 64-bit ones).
+    const uint64_t root_half = 0x3FE6A09E667F3BCDull;  // sqrt(1/2)
+    const Expr offset = bind(bits - make_const(u64, root_half));
+    const Expr k = cast<int>(offset >> 32) >> 20;
+    const Expr f = bind(reinterpret(
+        f64, (offset & make_const(u64, (uint64_t(1) << 52) - 1)) + make_const(u64, root_half)));
     const Expr s = bind((f - make_const(f64, 1.0)) / (f + make_const(f64, 1.0)));
-    const Expr s2 = bind(s * s);
-    Expr series = make_const(f64, 1.0 / 19);
-    for (int odd = 17; odd >= 1; odd -= 2) {
-        series = series * s2 + make_const(f64, 1.0 / odd);
-    }
-    const Expr log2_m = cast(f64, k) + (s * series) * make_const(f64, 2.0 / std::log(2.0));
+    const Expr z = bind(s * s), z2 = bind(z * z), z4 = bind(z2 * z2);
+    auto a = [&](int j) { return make_const(f64, 2.0 / ((2 * j + 1) * std::log(2.0))); };
+    const Expr series =
+        ((a(0) + a(1) * z) + z2 * (a(2) + a(3) * z)) +
+        z4 * (((a(4) + a(5) * z) + z2 * (a(6) + a(7) * z)) + z4 * (a(8) + a(9) * z));
+    const Expr log2_m = cast(f64, k) + s * series;
     const Expr e64 = bind(cast(f64, e));
     // Past +-1200 the result is inf or 0 either way; the clamp keeps n in int range.
     const Expr w = bind(clamp(e64 * log2_m, make_const(f64, -1200.0), make_const(f64, 1200.0)));
-    const Expr n = bind(cast<int>(round(w)));
-    const Expr r = bind((w - cast(f64, n)) * make_const(f64, std::log(2.0)));
-    Expr two_to_r = make_const(f64, 1.0 / 39916800.0);  // 1/11!
-    double factorial = 39916800.0;
-    for (int j = 10; j >= 0; j--) {
-        factorial /= j + 1;
-        two_to_r = two_to_r * r + make_const(f64, 1.0 / factorial);
+    // Strict, so that fast-math keeps the add and the subtract.
+    const double shifter = 0x1.8p52;
+    const Expr shifted = bind(strict_float(w + make_const(f64, shifter)));
+    const Expr g = bind(w - strict_float(shifted - make_const(f64, shifter)));
+    const Expr ni = bind(
+        cast<int>(reinterpret(Int(64), shifted) - reinterpret(Int(64), make_const(f64, shifter))));
+    double coefficient = 1.0;
+    std::vector<Expr> c;  // (ln 2)^j / j!
+    for (int j = 0; j <= 12; j++) {
+        c.push_back(make_const(f64, coefficient));
+        coefficient *= std::log(2.0) / (j + 1);
     }
-    two_to_r = bind(two_to_r);
-    const Expr power = times_power_of_two(two_to_r, n, lets);
+    const Expr g2 = bind(g * g), g4 = bind(g2 * g2);
+    Expr two_to_g = ((c[0] + c[1] * g) + g2 * (c[2] + c[3] * g)) +
+                    g4 * (((c[4] + c[5] * g) + g2 * (c[6] + c[7] * g)) +
+                          g4 * (((c[8] + c[9] * g) + g2 * (c[10] + c[11] * g)) + g4 * c[12]));
+    two_to_g = bind(two_to_g);
+    const Expr power = times_power_of_two(two_to_g, ni, lets);
     // m = 0 by pow's rule for a finite e. Strict: an overflow to inf stays inf (fast-math may
     // assume no inf).
     const Expr zero = make_zero(f64), inf = f64.max();

@@ -134,7 +134,7 @@ int precision(DType d) {
 // exact for float64: one more u per term). What it does not: the other terms (|x|,
 // |x|*|x|*|x| and the pooling products are strict IEEE operations on the same inputs, so the
 // same bits on every ISA; pow terms are allowed to differ by pow's error, 4u each, the figure
-// the reference tests use, or 2e-13 each for the float64 terms of float32 reductions, which
+// the reference tests use, or 3.6e-13 each for the float64 terms of float32 reductions, which
 // come from lpnorm's vector power, fused into FMAs or not: ref::pow_error), the
 // accumulator type (reductions: float32 for float16/bfloat16, float64 otherwise; pooling:
 // float32 for 16- and 32-bit floats, float64 for float64), and the root (the same function).

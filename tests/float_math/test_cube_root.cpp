@@ -18,6 +18,7 @@
 
 #include "Halide.h"
 #include "float_math.h"
+#include "jit_targets.h"
 
 namespace {
 
@@ -77,8 +78,7 @@ template <typename T>
 void check_cube_root(const std::string &target_name, bool strict) {
     SCOPED_TRACE(target_name + (strict ? ", strict" : ", fused") +
                  (sizeof(T) == 4 ? ", float32" : ", float64"));
-    const Target target(target_name == "host" ? Halide::get_host_target().to_string()
-                                              : target_name);
+    const Target target = jit_target(target_name);
     std::vector<bool> is_cube;
     std::vector<T> values = values_to_root<T>(&is_cube);
     ImageParam input(Halide::type_of<T>(), 1);
@@ -113,18 +113,6 @@ void check_cube_root(const std::string &target_name, bool strict) {
         worst = std::max(worst, std::fabs(got - exact) / ulp_at<T>(exact));
     }
     EXPECT_LE(worst, 0.95L) << "largest error in ulps";
-}
-
-std::vector<std::string> targets_this_machine_runs() {
-    std::vector<std::string> targets = {"host"};
-    const Target host = Halide::get_host_target();
-    if (host.arch == Target::X86 && host.bits == 64) {
-        targets.push_back("x86-64-linux-sse41");
-        if (host.has_feature(Target::AVX2) && host.has_feature(Target::FMA)) {
-            targets.push_back("x86-64-linux-sse41-avx-avx2-fma");
-        }
-    }
-    return targets;
 }
 
 TEST(CubeRoot, Float32) {
