@@ -159,6 +159,14 @@ constexpr bool pool_backward_separable(int p_kind, int input_bits) {
 // max|x| first, so that no power over- or underflows (the runtime sets it where one could).
 constexpr int kNormalizeMaxAbs = kNumSumKinds;  // after the SumKind values
 
+// Above this p (kLp, scaled calls), the terms are (|x| / max|x|)^p instead: scaled by powers of
+// two, max|x| lies in [1, 2) and its term reaches 2^p, so n 2^p overflows the compute type for
+// p near its largest exponent; relative to max|x|, each term is at most 1 and the sum at most n.
+// Below it, n 2^p stays finite for any group of fewer than 2^63 elements.
+constexpr double normalize_relative_terms_above(int compute_bits) {
+    return compute_bits == 32 ? 64 : 512;
+}
+
 // The normalization p_kind of p = +inf or a finite p > 0.
 inline int normalize_kind(double p) { return std::isinf(p) ? kNormalizeMaxAbs : sum_kind(p); }
 

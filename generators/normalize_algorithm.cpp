@@ -76,9 +76,21 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     s.peak(group) = max(s.peak(group), magnitude_bits(element_at(s.peak_r)));
     Expr peak = cast(c, reinterpret(s.input_type, s.peak(group)));
 
+    // Large p: each term relative to the group's largest, b = a / a_peak (a = |x| lo hi, a_peak
+    // its largest, in [1, 2)), taken as a times 1 / a_peak (two roundings: b within 2u), and
+    // the norm a_peak times the root of the sum of b^p (abi::normalize_relative_terms_above).
+    const Tuple factors = scale_factors(peak, s.scaled);
+    const Expr a_peak = strict_float((peak * factors[0]) * factors[1]);
+    const Expr relative =
+        s.scaled && p_kind == abi::kLp &&
+        cast<double>(p) > make_const(Float(64), abi::normalize_relative_terms_above(c.bits())) &&
+        magnitude_bits(peak) != make_zero(UInt(c.bits())) && !is_nan_or_inf_bits(peak);
     s.scale = Func("scale");
-    s.scale(group) = scale_factors(peak, s.scaled);
+    s.scale(group) = Tuple(factors[0], factors[1], factors[2],
+                           select(relative, strict_float(make_one(c) / a_peak), make_one(c)),
+                           select(relative, a_peak, make_one(c)));
     Expr lo = s.scale(group)[0], hi = s.scale(group)[1], lo_inverse = s.scale(group)[2];
+    const Expr to_relative = s.scale(group)[3], from_relative = s.scale(group)[4];
 
     // The terms of |x| lo hi: the specialisation on `scaled` (schedules/) drops the products
     // from the unscaled copy.
@@ -94,8 +106,9 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     // forward on [4096, 1024] at p = 2.5 went from 5.1 to 3.3 ms, the gradient from 10.5 to
     // 8.5 ms (Zen 4, docs/benchmarks.md).
     auto scaled_value = [&](const Expr &v) { return select(s.scaled, scale_by(v), v); };
+    // General p's base: a, or b = a / a_peak for large p (to_relative is 1 otherwise, exactly).
     auto scaled_magnitude = [&](const std::vector<Expr> &at) {
-        return finite_magnitude(scaled_value(cast(c, in(at))));
+        return strict_float(finite_magnitude(scaled_value(cast(c, in(at)))) * to_relative);
     };
     std::vector<Expr> at_vars(vars.begin(), vars.end());
     Func general_power("general_power");
@@ -133,7 +146,8 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     // cube root), which selects between copies of them made the generator run out of memory.
     s.root = Func("root");
     s.root(group) = norm_of_sum(select(add && !s.scaled, sum + eps_c, sum), p_kind, p);
-    Expr norm = strict_float(select(is_max, peak * hi, s.root(group) * lo_inverse));
+    Expr norm =
+        strict_float(select(is_max, peak * hi, (s.root(group) * from_relative) * lo_inverse));
     Expr bound = strict_float(root_c * hi);
     Expr larger = max(norm, bound), smaller = min(norm, bound);
     s.pair_root = Func("pair_root");

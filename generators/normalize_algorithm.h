@@ -12,8 +12,10 @@ namespace lpnorm::gen {
 // coordinates (the input's vars without the reduced one), innermost first.
 struct NormalizeStages {
     Halide::Func peak;       // peak(group): the largest |x| bits (scaled calls and p = inf only)
-    Halide::Func scale;      // scale(group): Tuple(lo, hi, 1 / lo), powers of two with
-                             // lo * hi * max|x| in [1, 2) for scaled calls, 1 otherwise
+    Halide::Func scale;      // scale(group): Tuple(lo, hi, 1 / lo, 1 / a_peak, a_peak): powers
+                             // of two with a_peak = lo * hi * max|x| in [1, 2) for scaled
+                             // calls, 1 otherwise; the last two 1 unless general p's terms are
+                             // relative to a_peak (abi::normalize_relative_terms_above)
     Halide::Func sum;        // sum(group): the sum of the terms of the scaled |x| over `r`
     Halide::Func root;       // root(group): the norm of the sum (plus eps for unscaled sum_add)
     Halide::Func pair_root;  // pair_root(group): scaled sum_add's norm of (n, eps^(1/p))

@@ -156,10 +156,15 @@ Denominator denominator(const std::vector<long double> &g, const NormalizeParams
     case EpsMode::none: r.d = n; break;
     case EpsMode::norm_max: r.d = std::max(n, eps); break;
     case EpsMode::sum_max: r.d = std::max(n, std::pow(eps, 1 / p)); break;
-    case EpsMode::sum_add:
-        // (n^p + eps)^(1/p) = n (1 + eps / n^p)^(1/p), the ratio taken in logs.
-        r.d = eps == 0 ? n : n * std::pow(1 + std::exp(std::log(eps) - p * std::log(n)), 1 / p);
+    case EpsMode::sum_add: {
+        // (n^p + eps)^(1/p) from the larger of n^p and eps: n (1 + eps / n^p)^(1/p) or
+        // eps^(1/p) (1 + n^p / eps)^(1/p), the ratio taken in logs (at most 1, where for large
+        // p its reciprocal overflows even long double).
+        const long double log_ratio = eps == 0 ? -INFINITY : std::log(eps) - p * std::log(n);
+        r.d = log_ratio <= 0 ? n * std::pow(1 + std::exp(log_ratio), 1 / p)
+                             : std::pow(eps, 1 / p) * std::pow(1 + std::exp(-log_ratio), 1 / p);
         break;
+    }
     }
     return r;
 }
@@ -222,6 +227,11 @@ int min_exponent_of(DType d) {
     }
 }
 
+// docs/semantics.md (Normalization, range): above this p a scaled group's general-p terms are
+// taken relative to its largest |x|, as (|x| s (1 / m))^p for m = max|x| s, s the powers of two:
+// the base rounds twice (2u, so 2pu on the term) and the norm, m times the root, once more.
+bool relative_terms(bool half, long double p) { return p > (half ? 64 : 512); }
+
 }  // namespace
 
 long double ulp_at(DType d, long double v) {
@@ -259,6 +269,7 @@ long double normalize_tolerance(DType dtype, const NormalizeParams &params,
         } else {
             term = pow_error(dtype == DType::float32, u) + (p_exact ? 0 : p * L * u);
             root = 4 * u + L * u;
+            if (relative_terms(half, p)) term += 2 * p * u, root += u;
         }
         const long double gamma = (n - 1) * u / (1 - (n - 1) * u);
         rel = (term + gamma) / p + root;
@@ -304,7 +315,8 @@ NormalizeGradientResult normalize_gradient(const Tensor &input, const Tensor &ou
     result.ok = true;
     result.values.resize(size_t(input.num_elements()));
     const long double p = params.p;
-    const long double u = std::ldexp(1.0L, dtype_size(input.dtype) == 2 ? -24 : -53);
+    const bool half = dtype_size(input.dtype) == 2;
+    const long double u = std::ldexp(1.0L, half ? -24 : -53);
     const long double own_pow = pow_error(input.dtype == DType::float32, u);
     const long double nan = std::numeric_limits<long double>::quiet_NaN();
     const int64_t group_size = group_size_of(input, grouped);
@@ -373,7 +385,16 @@ NormalizeGradientResult normalize_gradient(const Tensor &input, const Tensor &ou
                                k += own_pow / u + std::fabs(p - 1) +
                                     std::fabs(std::log(a)) * (std::fabs(p) + std::fabs(p - 1));
                            }
-                           out.error = k * u * (std::fabs(dy[e]) + std::fabs(g) * c_terms) / d;
+                           // Relative terms: d within 3u more (2u per term through the root, u
+                           // for the product by the largest), moving y and c by it and g by
+                           // |p - 1| times it; g's own base (2u) and factor (5u) by |p - 1|.
+                           if (pow_kind && relative_terms(half, p)) k += 6 + 10 * std::fabs(p - 1);
+                           // g below the compute type's least subnormal (|y|^(p - 1) of a
+                           // large p) may come out 0: its whole value is the error there.
+                           const long double least = std::ldexp(1.0L, half ? -149 : -1074);
+                           out.error = (k * u * (std::fabs(dy[e]) + std::fabs(g) * c_terms) +
+                                        (std::fabs(g) < least ? std::fabs(g) * c_terms : 0)) /
+                                       d;
                        }
                    });
     return result;
