@@ -70,6 +70,7 @@ void schedule_normalize_backward(NormalizePattern pattern,
     // General p's a^(p - 1), stored for the block: the sum's terms and dx's slopes read it.
     // Its update runs over r only for general p; the other kinds pay its allocation alone.
     const bool shared_slopes = s.slope_base.defined();
+    const int power_lanes = lanes * knobs.power_vectors;
     if (shared_slopes) {
         s.slope_base.compute_at(group_level);
         b.slope_scale.compute_at(group_level);
@@ -83,14 +84,14 @@ void schedule_normalize_backward(NormalizePattern pattern,
             b.slope_scale.vectorize(k0, lanes, TailStrategy::GuardWithIf);
             s.slope_base.update()
                 .reorder(k0, s.slope_base_r.x)
-                .vectorize(k0, lanes, TailStrategy::GuardWithIf);
+                .vectorize(k0, power_lanes, TailStrategy::GuardWithIf);
         }
         b.dot.update().reorder(k0, b.dot_r.x).vectorize(k0, lanes, TailStrategy::GuardWithIf);
         b.count.update().reorder(k0, b.count_r.x).vectorize(k0, lanes, TailStrategy::GuardWithIf);
         return;
     }
     if (shared_slopes) {
-        s.slope_base.update().vectorize(s.slope_base_r.x, lanes, TailStrategy::GuardWithIf);
+        s.slope_base.update().vectorize(s.slope_base_r.x, power_lanes, TailStrategy::GuardWithIf);
     }
     // Rows: vector accumulators, one per lane, added up after the row.
     Var lane("lane");
