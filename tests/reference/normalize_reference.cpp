@@ -389,9 +389,11 @@ NormalizeGradientResult normalize_gradient(const Tensor &input, const Tensor &ou
                            // for the product by the largest), moving y and c by it and g by
                            // |p - 1| times it; g's own base (2u) and factor (5u) by |p - 1|.
                            if (pow_kind && relative_terms(half, p)) k += 6 + 10 * std::fabs(p - 1);
-                           // g below the compute type's least subnormal (|y|^(p - 1) of a
-                           // large p) may come out 0: its whole value is the error there.
-                           const long double least = std::ldexp(1.0L, half ? -149 : -1074);
+                           // g below the compute type's least normal number (|y|^(p - 1) of
+                           // a large p) may come out 0 (pow's relative bound stops there, and
+                           // Halide's float32 pow gives 0 for subnormal results): its whole
+                           // value is the error there.
+                           const long double least = std::ldexp(1.0L, half ? -126 : -1022);
                            out.error = (k * u * (std::fabs(dy[e]) + std::fabs(g) * c_terms) +
                                         (std::fabs(g) < least ? std::fabs(g) * c_terms : 0)) /
                                        d;
