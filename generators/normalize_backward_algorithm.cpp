@@ -60,13 +60,15 @@ NormalizeBackwardStages define_normalize_backward(
     const Type rbits = UInt(c.bits());
     const Expr normal = reciprocal_bits >= make_const(rbits, uint64_t(1) << mantissa_bits(c)) &&
                         !is_nan_or_inf_bits(reciprocal);
+    // dx = (w first) second: w / d as w times 1 / d, or (w inverse_hi) hi; chosen per group, so
+    // that dx's loop multiplies twice with no select (second = 1 is exact).
     b.factors(group) =
         Tuple(inverse_hi, select(strict_float(s.denominator == s.norm) && !none_zero, one, zero),
               strict_float(select(ties > 0, one / cast(c, ties), zero)),
-              select(normal, reciprocal, zero), select(normal, one, zero));
+              select(normal, reciprocal, inverse_hi), select(normal, one, hi));
     const Expr inverse = b.factors(group)[0], follows_norm = b.factors(group)[1];
     const Expr tie_share = b.factors(group)[2];
-    const Expr direct = b.factors(group)[3], use_direct = b.factors(group)[4];
+    const Expr first = b.factors(group)[3], second = b.factors(group)[4];
     auto y_of = [&](const Expr &x) { return strict_float((x * hi) * inverse); };
 
     b.dot = Func("dot");
@@ -74,6 +76,10 @@ NormalizeBackwardStages define_normalize_backward(
     b.dot(group) = zero;
     // Not strict: a sum of vector partial sums, rfactor reassociates it.
     b.dot(group) += at(grad, b.dot_r) * y_of(at(in, b.dot_r));
+    // c where d follows the norm; where eps clamps d, the norm's branch has no gradient: 0,
+    // whatever the slope (one select per group instead of per element).
+    b.through = Func("through");
+    b.through(group) = select(follows_norm != zero, b.dot(group), zero);
 
     const Expr x = at(in, vars[r_dim]), dy = at(grad, vars[r_dim]);
     const Expr y = y_of(x), m = magnitude(y);
@@ -111,10 +117,8 @@ NormalizeBackwardStages define_normalize_backward(
         p_kind == abi::kLp, sign * power,
         sign * select(attains(vars[r_dim]), tie_share, zero));  // p = inf
     // clang-format on
-    // Where eps clamps d, the norm's branch has no gradient: exactly 0, whatever its slope.
-    const Expr through_norm = select(follows_norm != zero, slope * b.dot(group), zero);
-    const Expr w = strict_float(dy - through_norm);
-    const Expr dx = strict_float(select(use_direct != zero, w * direct, (w * inverse) * hi));
+    const Expr w = strict_float(dy - slope * b.through(group));
+    const Expr dx = strict_float((w * first) * second);
     b.out = Func("dx");
     b.out(vars) =
         output_type.bits() == 16 ? to_output(dx, output_type) : strict_float(cast(output_type, dx));

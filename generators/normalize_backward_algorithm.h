@@ -15,8 +15,10 @@ struct NormalizeBackwardStages {
     Halide::Func count;       // count(group): the elements whose |x| is max|x| (p = inf only)
     Halide::Func factors;     // factors(group): Tuple(1 / d in units of hi, 1 if d follows the
                               // norm (the norm's branch has a gradient) else 0, 1 / count,
-                              // 1 / d where it is normal else 0, 1 if it is else 0)
+                              // then dx = (w first) second: 1 / d and 1 where 1 / d is
+                              // normal, else 1 / d in units of hi and hi)
     Halide::Func dot;         // dot(group): the sum over the group of dy y
+    Halide::Func through;     // through(group): dot where d follows the norm, else 0
     // slope_scale(group): (1 / (d lo))^(p - 1) for general p where the forward shares its
     // slope_base, else undefined.
     Halide::Func slope_scale;

@@ -66,6 +66,7 @@ void schedule_normalize_backward(NormalizePattern pattern,
     const Var k0 = s.vars[0];
     b.factors.compute_at(group_level);
     b.dot.compute_at(group_level);
+    b.through.compute_at(group_level);
     b.count.compute_at(group_level);
     // General p's a^(p - 1), stored for the block: the sum's terms and dx's slopes read it.
     // Its update runs over r only for general p; the other kinds pay its allocation alone.
@@ -77,7 +78,7 @@ void schedule_normalize_backward(NormalizePattern pattern,
         b.slope_scale.specialize(s.kind_conditions[abi::kLp]);
     }
     if (pattern == NormalizePattern::middle) {
-        for (Func f : {b.factors, b.dot, b.count}) {
+        for (Func f : {b.factors, b.dot, b.through, b.count}) {
             f.vectorize(k0, lanes, TailStrategy::GuardWithIf);
         }
         if (shared_slopes) {
