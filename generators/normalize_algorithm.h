@@ -48,7 +48,7 @@ Halide::Type normalize_compute_type(const Halide::Type &input);
 // of that name), so float16 outputs need no NaN test of their own. `vector_powers` as
 // define_reduction's. `share_slope_base`: for the gradient, general p's terms come from
 // `slope_base`, which the gradient's slopes reuse (taken only with narrow_pow: float32 inputs
-// on CPUs, where every a_s^(p - 1) of a call whose terms are in range is in range too).
+// on CPUs, where every a^(p - 1) of a call whose terms are in range is in range too).
 NormalizeStages define_normalize(const Halide::Func &in, const std::vector<Halide::Var> &vars,
                                  int r_dim, const Halide::Expr &r_extent,
                                  const Halide::Type &output_type, const Halide::Expr &p_kind,

@@ -87,7 +87,6 @@ NormalizeBackwardStages define_normalize_backward(
     const Expr sign = select(x_zero || is_nan_bits(x), zero, sign_bit_set(x), -one, one);
     const Expr e = cast(c, p) - one;
     const Expr m_nan = is_nan_bits(m), m_inf = is_nan_or_inf_bits(m) && !m_nan;
-    const Expr usable = select(m_nan || m_inf || x_zero, one, m);
     // In a Func of its own, as the forward's terms: not strict float, so that its products and
     // adds fuse.
     Func slope_power("slope_power");
@@ -104,6 +103,7 @@ NormalizeBackwardStages define_normalize_backward(
             p_kind == abi::kLp, pow(strict_float((inverse * lo_inverse) * from_relative), e), zero);
         slope_power(vars) = s.slope_base(vars) * b.slope_scale(group);
     } else {
+        const Expr usable = select(m_nan || m_inf || x_zero, one, m);
         slope_power(vars) = lp_pow(usable, e, vector_powers && narrow_pow_suffices(s.input_type));
     }
     const Expr power =

@@ -19,8 +19,8 @@ struct NormalizeBackwardStages {
                               // normal, else 1 / d in units of hi and hi)
     Halide::Func dot;         // dot(group): the sum over the group of dy y
     Halide::Func through;     // through(group): dot where d follows the norm, else 0
-    // slope_scale(group): (1 / (d lo))^(p - 1) for general p where the forward shares its
-    // slope_base, else undefined.
+    // slope_scale(group): (a_peak / (d lo))^(p - 1) for general p where the forward shares its
+    // slope_base (a_peak = 1 below the large-p threshold), else undefined.
     Halide::Func slope_scale;
     Halide::Func out;  // out(vars): dx
     Halide::RDom count_r, dot_r;
