@@ -141,9 +141,10 @@ inline int pool_kind(double p) {
 // its phases. Every other kind takes the phases of every dim (window_stride = 1 throughout).
 constexpr int kMaxSeparableStride0 = 2;
 constexpr bool pool_backward_separable(int p_kind, int input_bits) {
-    // p = 2 divides by y per window, which is taken in float64: exact enough and without
-    // overflow for 16- and 32-bit inputs only.
-    return p_kind == kPool1 || (p_kind == kPool2 && input_bits <= 32);
+    // p = 2, 3, 4 divide by y^(p - 1) per window and take x^(p - 1) per element, both in
+    // float64: exact enough and without overflow for 16- and 32-bit inputs only.
+    return p_kind == kPool1 ||
+           ((p_kind == kPool2 || p_kind == kPool3 || p_kind == kPool4) && input_bits <= 32);
 }
 
 // ---- Lp normalization ---------------------------------------------------------------------

@@ -57,7 +57,7 @@ Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
     const Type f64 = Float(64);
     const std::vector<Expr> args(s.vars.begin(), s.vars.end());
     Expr separable;
-    for (int kind : {abi::kPool1, abi::kPool2}) {
+    for (int kind : {abi::kPool1, abi::kPool2, abi::kPool3, abi::kPool4}) {
         if (!abi::pool_backward_separable(kind, s.input_type.bits())) continue;
         const Expr is_kind = s.kind_conditions[kind];
         separable = separable.defined() ? (separable || is_kind) : is_kind;
@@ -65,8 +65,10 @@ Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
     }
     if (!separable.defined()) return separable;
 
-    // F dy / y or F dy per window, read at clamped coordinates so that any window can be asked
-    // for (0 outside the output): the sums below then read dense rows without tests.
+    // F dy / y^(p - 1) per window, read at clamped coordinates so that any window can be asked
+    // for (0 outside the output): the sums below then read dense rows without tests. The powers
+    // of y are exact in float64 for p = 2, 3 (y has at most 24 significant bits) and rounded once
+    // for p = 4; none leaves float64's range for 16- and 32-bit inputs (|y|^3 >= 2^-447).
     std::vector<Expr> clamped = args;
     Expr inside_output = const_true(), inside = make_one(f64);
     for (int d = 0; d < spatial; d++) {
@@ -77,7 +79,10 @@ Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
     }
     const Expr norm = cast(f64, y(clamped)), grad = cast(f64, dy(clamped));
     const Expr scaled = select(rescale != 0, grad * (cast(f64, kernel_size) / inside), grad);
-    const Expr factor = select(p_kind == abi::kPool2, scaled / norm, scaled);
+    const Expr factor = select(p_kind == abi::kPool2, scaled / norm,                    //
+                               p_kind == abi::kPool3, scaled / (norm * norm),           //
+                               p_kind == abi::kPool4, scaled / ((norm * norm) * norm),  //
+                               scaled);
     s.window_factors = Func("window_factors");
     s.window_factors(args) =
         strict_float(select(inside_output && magnitude_bits(norm) != 0, factor, make_zero(f64)));
@@ -118,7 +123,9 @@ Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
     s.phase_sums(phase_args) +=
         strict_float(select(offset % s.window_stride0 == 0, inner(at), make_zero(f64)));
 
-    // dx = h(x) S: h = x for p = 2, sgn(x) for p = 1 (0 at 0 and NaN), 1 in the signed mode.
+    // dx = h(x) S: h = sgn(x) |x|^(p - 1) (PyTorch's signed mode: x^(p - 1)), so for p = 1
+    // sgn(x) (0 at 0 and NaN; 1 in the signed mode), x for p = 2, x |x| for p = 3 (x^2 signed),
+    // x^3 for p = 4; in float64, where the powers of a 16- or 32-bit x are exact or rounded once.
     std::vector<Expr> element = args;
     element[0] = args[0] / s.window_stride0;
     element.insert(element.begin() + 1, args[0] % s.window_stride0);
@@ -127,7 +134,15 @@ Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
     const Expr v = cast(c, x(args));
     const Expr sign = select(magnitude_bits(v) == 0 || is_nan_bits(v), make_zero(c),
                              sign_bit_set(v), make_const(c, -1), make_one(c));
-    const Expr h = cast(f64, select(p_kind == abi::kPool2, v, s.signed_pow, make_one(c), sign));
+    const Expr v64 = cast(f64, v);
+    // One (condition, value) pair per line.
+    // clang-format off
+    const Expr h = select(
+        p_kind == abi::kPool2, v64,
+        p_kind == abi::kPool3, v64 * select(s.signed_pow, v64, abs(v64)),
+        p_kind == abi::kPool4, (v64 * v64) * v64,
+        cast(f64, select(s.signed_pow, make_one(c), sign)));
+    // clang-format on
     s.separable_value = strict_float(cast(s.compute_type, h * s.phase_sums(element)));
     return separable;
 }
@@ -233,7 +248,7 @@ PoolBackwardStages define_pool_backward(const Func &x, const Func &y, const Func
     s.sum(args) = zero;
     s.sum(args) += strict_float(select(inside_output, slope * s.coefficients(at)[2], zero));
 
-    // p = 1 and 2 (kernel_abi.h): the windows' factors summed one dim at a time instead.
+    // p = 1 to 4 (kernel_abi.h): the windows' factors summed one dim at a time instead.
     const Expr separable = define_separable_sums(s, x, y, dy, w, p_kind, rescale, kernel_size);
     const Expr dx =
         separable.defined() ? select(separable, s.separable_value, s.sum(args)) : s.sum(args);

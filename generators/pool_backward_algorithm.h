@@ -32,13 +32,12 @@ struct PoolBackwardStages {
     Halide::RDom windows;
     // The separable kinds (kernel_abi.h, pool_backward_separable), where dx = h(x) S with S a sum
     // of per-window factors, taken in float64 one spatial dim at a time, outermost first:
-    //   window_factors(o.., c, n): F dy / y (p = 2) or F dy (p = 1), 0 where y = 0 and outside
-    //     the output;
+    //   window_factors(o.., c, n): F dy / y^(p - 1), 0 where y = 0 and outside the output;
     //   outer_sums[d - 1](o_0.., o_(d-1), s_d.., c, n): summed over the windows of dims >= d;
     //   phase_sums(q, r, s_1.., c, n): summed over every dim's windows, for element
     //     q * window_stride_0 + r of dim 0 (each phase of the stride a dense vector of windows).
-    // p_kind is each one, where the input type has any (p = 1's modes share a copy of the loops:
-    // a blend per element picks h).
+    // p_kind is each one, where the input type has any (the modes of p = 1 and 3 share a copy
+    // of the loops: a blend per element picks h).
     std::vector<Halide::Expr> separable_kinds;
     Halide::Func window_factors, phase_sums;
     std::vector<Halide::Func> outer_sums;
