@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -80,30 +81,96 @@ std::atomic<uint64_t> g_sink{0};
 
 const char *probe_isa() { return g_read_name; }
 
-double timed_threads(int threads, const std::function<void(int)> &work) {
-    using Clock = std::chrono::steady_clock;
-    std::atomic<int> ready{0};
-    std::atomic<bool> go{false};
-    std::vector<Clock::time_point> done(threads);
+namespace {
 
-    auto run = [&](int t) {
-        ready.fetch_add(1);
-        while (!go.load(std::memory_order_acquire)) {
+// The helper threads of timed_threads, started once and asleep between runs. A thread per run
+// made each timed copy cost a thread creation: in a slow phase of a 2-core VM (about 100
+// creations per second) five `copy/` rows of lpnorm_bench took over seven minutes.
+class Helpers {
+public:
+    static Helpers &get() {
+        static Helpers helpers;
+        return helpers;
+    }
+
+    // Runs work(t) on `threads` threads (t = 0 here) released together, timed as below.
+    double run(int threads, const std::function<void(int)> &work) {
+        std::lock_guard<std::mutex> one_run_at_a_time(run_mutex_);
+        while (static_cast<int>(threads_.size()) < threads - 1) {
+            const int t = static_cast<int>(threads_.size()) + 1;
+            threads_.emplace_back([this, t] { serve(t); });
         }
-        work(t);
-        done[t] = Clock::now();
-    };
+        done_.assign(static_cast<size_t>(threads), Clock::time_point());
+        ready_.store(0);
+        go_.store(false);
+        finished_.store(0);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            work_ = &work;
+            active_ = threads;
+            ++generation_;
+        }
+        wake_.notify_all();
+        while (ready_.load() != threads - 1) std::this_thread::yield();
+        const Clock::time_point start = Clock::now();
+        go_.store(true, std::memory_order_release);
+        work(0);
+        done_[0] = Clock::now();
+        while (finished_.load(std::memory_order_acquire) != threads - 1) std::this_thread::yield();
+        const Clock::time_point end = *std::max_element(done_.begin(), done_.end());
+        return std::chrono::duration<double>(end - start).count();
+    }
 
-    std::vector<std::thread> helpers;
-    for (int t = 1; t < threads; ++t) helpers.emplace_back(run, t);
-    while (ready.load() != threads - 1) std::this_thread::yield();
-    Clock::time_point start = Clock::now();
-    go.store(true, std::memory_order_release);
-    ready.fetch_add(1);
-    run(0);
-    for (std::thread &h : helpers) h.join();
-    Clock::time_point end = *std::max_element(done.begin(), done.end());
-    return std::chrono::duration<double>(end - start).count();
+private:
+    using Clock = std::chrono::steady_clock;
+
+    Helpers() = default;
+    ~Helpers() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (std::thread &t : threads_) t.join();
+    }
+
+    void serve(int t) {
+        uint64_t seen = 0;
+        for (;;) {
+            const std::function<void(int)> *work = nullptr;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+                if (stop_) return;
+                seen = generation_;
+                if (t >= active_) continue;
+                work = work_;
+            }
+            ready_.fetch_add(1);
+            while (!go_.load(std::memory_order_acquire)) {
+            }
+            (*work)(t);
+            done_[static_cast<size_t>(t)] = Clock::now();
+            finished_.fetch_add(1, std::memory_order_release);
+        }
+    }
+
+    std::mutex run_mutex_, mutex_;
+    std::condition_variable wake_;
+    std::vector<std::thread> threads_;
+    const std::function<void(int)> *work_ = nullptr;
+    int active_ = 0;
+    uint64_t generation_ = 0;
+    bool stop_ = false;
+    std::atomic<int> ready_{0}, finished_{0};
+    std::atomic<bool> go_{false};
+    std::vector<Clock::time_point> done_;
+};
+
+}  // namespace
+
+double timed_threads(int threads, const std::function<void(int)> &work) {
+    return Helpers::get().run(std::max(threads, 1), work);
 }
 
 double timed_read(const void *data, size_t bytes, int threads, int passes) {
