@@ -57,7 +57,7 @@ Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
     const Type f64 = Float(64);
     const std::vector<Expr> args(s.vars.begin(), s.vars.end());
     Expr separable;
-    for (int kind : {abi::kPool1, abi::kPool2, abi::kPool3, abi::kPool4}) {
+    for (int kind = 0; kind < abi::kNumPoolKinds; kind++) {
         if (!abi::pool_backward_separable(kind, s.input_type.bits())) continue;
         const Expr is_kind = s.kind_conditions[kind];
         separable = separable.defined() ? (separable || is_kind) : is_kind;
