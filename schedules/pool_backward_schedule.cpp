@@ -21,11 +21,10 @@
 // of dx instead of per task (a sliding window) 32 ms; tasks of 2048 or 4096 elements instead of
 // 16384, 19-28% slower; one copy for p = 1 and 2 instead of one each, the stride-2 shapes 35-50%
 // slower. p = 3 moved from the general path to these copies in the same way (float32, same
-// bench, alternately, twice each): [32,64,112,112] 2x2 s2 39 -> 13.7-14.0 ms, 3x3 s1 pad 1 33 ->
-// 17.2-17.6, 3x3 s2 pad 1 44 -> 15.5-15.7; [8,256,28,28] 3x3 s1 4.4-4.7 -> 1.38-1.63, 2x2
-// s2 5.5-5.6
-// -> 1.37; [1,512,14,14] 0.32 -> 0.136; [4,32,32,56,56] 31 -> 9.7-9.8; [32,64,8192] 17.6-17.7 ->
-// 7.0-7.1, each within 3% of p = 2 but the 3-D shape (16%).
+// bench, alternately, twice each): [32,64,112,112] 2x2 s2 39 -> 13.7-14.0 ms, 3x3 s1 pad 1
+// 33 -> 17.2-17.6, 3x3 s2 pad 1 44 -> 15.5-15.7; [8,256,28,28] 3x3 s1 4.4-4.7 -> 1.38-1.63,
+// 2x2 s2 5.5-5.6 -> 1.37; [1,512,14,14] 0.32 -> 0.136; [4,32,32,56,56] 31 -> 9.7-9.8;
+// [32,64,8192] 17.6-17.7 -> 7.0-7.1, each within 3% of p = 2 but the 3-D shape (16%).
 //
 // The general path, measured with lpnorm_bench (pool_backward/f32/p2/k3x3_s1_p1/32x64x112x112, 2
 // threads, Zen 3, AVX2): 213 ms for the first schedule (coefficients gathered through a clamped
