@@ -95,7 +95,10 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     // The terms of |x| lo hi: the specialisation on `scaled` (schedules/) drops the products
     // from the unscaled copy.
     s.sum = Func("sum");
-    s.sum_r = RDom(0, select(is_max, 0, r_extent), "sum_r");
+    // Over the whole group for every kind, p = inf's terms 0: an extent that depends on the kind
+    // left the lane sums' merge a serial chain (schedules/cpu_normalize_schedule.cpp), while
+    // p = inf's copy of the loop adds nothing and compiles to no loop at all.
+    s.sum_r = RDom(0, r_extent, "sum_r");
     // The element itself: lp_term takes |.| where the kind needs it (a square does not).
     Expr value = cast(c, element_at(s.sum_r));
     s.sum(group) = make_zero(c);
@@ -132,7 +135,9 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     }
     std::vector<Expr> at_sum_r(vars.begin(), vars.end());
     at_sum_r[r_dim] = s.sum_r;
-    s.sum(group) += lp_term(scaled_value(value), c, p_kind, p, narrow, general_power(at_sum_r));
+    s.sum(group) +=
+        select(is_max, make_zero(c),
+               lp_term(scaled_value(value), c, p_kind, p, narrow, general_power(at_sum_r)));
 
     // The denominator d of y = (x hi) / d: the norm in units of 1 / hi (the scaled norm times
     // 1 / lo; unscaled, lo = hi = 1), and eps with it. Each member stays in range where y is:

@@ -39,7 +39,7 @@ void schedule_normalize_gpu(NormalizePattern, const gen::NormalizeStages &stages
         compute_per_thread(f, s.inverse, at);
     }
     specialize_roots(s);
-    // The last kind is unspecialised: a failure branch inside a GPU kernel could not report
+    // Past the kinds, the sum stays general: a failure branch inside a GPU kernel could not report
     // anything (the runtime passes only valid kinds).
     specialize_terms(s.sum.update(), s, [](Stage) {});
 

@@ -14,8 +14,8 @@ void specialize_terms(Stage update, const gen::NormalizeStages &s,
                       const std::function<void(Stage)> &schedule_copy) {
     for (bool scaled : {true, false}) {
         Stage copy = update.specialize(scaled ? s.scaled : !s.scaled);
-        for (size_t k = 0; k + 1 < s.kind_conditions.size(); k++) {
-            schedule_copy(copy.specialize(s.kind_conditions[k]));
+        for (const Expr &kind : s.kind_conditions) {
+            schedule_copy(copy.specialize(kind));
         }
     }
 }

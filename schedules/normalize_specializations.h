@@ -10,7 +10,8 @@ namespace lpnorm::sched {
 
 // Each p_kind of the sums (and the scaled and unscaled calls) gets its own copy of the sum's
 // loop, so no copy evaluates another's term (general p calls pow; L1 must not pay for it).
-// p = inf (the last kind) has no sum. `schedule_copy` schedules each copy.
+// p = inf (the last kind) adds only zeros, which its copy drops. `schedule_copy` schedules each
+// copy.
 void specialize_terms(Halide::Stage update, const gen::NormalizeStages &s,
                       const std::function<void(Halide::Stage)> &schedule_copy);
 
