@@ -27,9 +27,10 @@ if (LPNORM_PLATFORM MATCHES "^x86-64-(linux|windows)$")
     set(LPNORM_TARGET_avx512 "${LPNORM_PLATFORM}-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-large_buffers")
     set(LPNORM_PLATFORM_ISAS sse41 avx2 avx512)
     # F16C converts float32 to float16 keeping NaN; SSE4.1's emulated conversion turns it
-    # into inf, so only those kernels keep the NaN test on float16 outputs.
-    set(LPNORM_NORMALIZE_PARAMS_avx2 float16_keeps_nan=true)
-    set(LPNORM_NORMALIZE_PARAMS_avx512 float16_keeps_nan=true)
+    # into inf, so only those kernels keep the NaN test on float16 outputs. SSE4.1 has no FMA
+    # either, so its normalization scales float32 in float64.
+    set(LPNORM_NORMALIZE_PARAMS_avx2 float16_keeps_nan=true has_fma=true)
+    set(LPNORM_NORMALIZE_PARAMS_avx512 float16_keeps_nan=true has_fma=true)
 elseif (LPNORM_PLATFORM MATCHES "^arm-64-(linux|android)$")
     # ARMv8.0-A Advanced SIMD, which every AArch64 core has.
     set(LPNORM_TARGET_neon "${LPNORM_PLATFORM}-large_buffers")
@@ -40,7 +41,8 @@ elseif (LPNORM_PLATFORM MATCHES "^arm-64-(linux|android)$")
     set(LPNORM_TARGET_neon_fp16 "${LPNORM_PLATFORM}-arm_fp16-large_buffers")
     set(LPNORM_ISA_DTYPES_neon_fp16 float16)
     set(LPNORM_ISA_REDUCERS_neon_fp16 sum)
-    set(LPNORM_NORMALIZE_PARAMS_neon_fp16 float16_keeps_nan=true)  # fcvtn keeps NaN
+    set(LPNORM_NORMALIZE_PARAMS_neon has_fma=true)  # fmla: every AArch64 core
+    set(LPNORM_NORMALIZE_PARAMS_neon_fp16 float16_keeps_nan=true has_fma=true)  # fcvtn keeps NaN
     set(LPNORM_PLATFORM_ISAS neon neon_fp16)
 else ()
     message(FATAL_ERROR "LPNORM_PLATFORM: unknown platform '${LPNORM_PLATFORM}'")

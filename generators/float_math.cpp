@@ -84,6 +84,13 @@ Expr times_power_of_two(const Expr &x, const Expr &n, Lets &lets) {
 
 }  // namespace
 
+Expr fused_multiply_add(const Expr &a, const Expr &b, const Expr &c) {
+    // LLVM's fma intrinsic by name: Halide 21 has no operator for it, and simplifies a * b + c
+    // freely (a * h + a * l became a * (h + l)). Vectorised, it is one vfmadd / fmla per vector.
+    const std::string name = a.type().bits() == 32 ? "llvm.fma.f32" : "llvm.fma.f64";
+    return Internal::Call::make(a.type(), name, {a, b, c}, Internal::Call::PureExtern);
+}
+
 Expr power_of_two(const Expr &e, const Type &t) {
     const int bias = t.bits() == 32 ? 127 : 1023;
     return reinterpret(t, cast(UInt(t.bits()), e + bias) << mantissa_bits(t));

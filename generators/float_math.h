@@ -40,6 +40,10 @@ Halide::Expr float32_pow(const Halide::Expr &m, const Halide::Expr &e);
 // Whether an op on `input` may take narrow_pow for its powers: results of float types of 32 bits
 // or fewer.
 bool narrow_pow_suffices(const Halide::Type &input);
+// a * b + c rounded once, for float32 or float64 scalars or vectors of one type. Only for
+// targets with fused multiply-add instructions: elsewhere LLVM calls libm's fma per lane.
+Halide::Expr fused_multiply_add(const Halide::Expr &a, const Halide::Expr &b,
+                                const Halide::Expr &c);
 // The float 2^e of type t (32 or 64 bits), for an int e in t's normal exponent range, from its
 // bits.
 Halide::Expr power_of_two(const Halide::Expr &e, const Halide::Type &t);

@@ -45,7 +45,7 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
                                  const Expr &r_extent, const Type &output_type, const Expr &p_kind,
                                  const Expr &p, const Expr &eps_kind, const Expr &eps,
                                  const Expr &eps_root, const Expr &scaled, bool float16_keeps_nan,
-                                 bool vector_powers, bool share_slope_base) {
+                                 bool has_fma, bool vector_powers, bool share_slope_base) {
     NormalizeStages s;
     s.vars = vars;
     for (int d = 0; d < int(vars.size()); d++) {
@@ -193,8 +193,35 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     // conversions turn NaN into inf). It costs a compare, a pack and a blend per vector: float16
     // [4096, 1024] p = 2 ran 25-35% slower with it on AVX2 (F16C).
     const bool hardware = output_type.is_float() && float16_keeps_nan;
-    s.out(vars) = output_type.bits() == 16 && !hardware ? to_output(strict_float(y), output_type)
+    Expr result = output_type.bits() == 16 && !hardware ? to_output(strict_float(y), output_type)
                                                         : strict_float(cast(output_type, y));
+    if (has_fma && c.bits() == 64 && s.input_type == Float(32) && output_type == Float(32)) {
+        // Unscaled float32: y = x (hi + lo), hi and lo the reciprocal's float32 halves, by one
+        // FMA of float32 vectors, within 2^-47 relative of the float64 product x * inverse
+        // before its rounding to float32 (lo's rounding, and that of x lo; 2^-150 absolute
+        // where x lo underflows, below 2^-24 of a y under 2^-102). Where the
+        // reciprocal leaves [2^-100, 2^100], x is scaled by 2^64 or 2^-64 first and the
+        // reciprocal the other way, so that hi and lo stay normal float32: x a is exact
+        // (scaling down only loses bits of an x whose y is below 2^-162, which rounds to 0
+        // either way), and y rounds once. In float64 (two conversions each way and two
+        // products per 16 floats on AVX-512), [65536, 128] p = 2 took 1.16-1.19 ms, now
+        // 0.90-1.15; [4096, 1024] 0.26-0.30, now 0.22-0.29 (2 threads, docs/benchmarks.md).
+        const Expr up = (inverse < make_const(c, 0x1p-100));
+        const Expr down = (inverse > make_const(c, 0x1p100));
+        const Expr part =
+            inverse * select(down, make_const(c, 0x1p-64), up, make_const(c, 0x1p64), make_one(c));
+        const Expr hi = cast<float>(part);
+        // Per group, in a Func of its own beside the reciprocal, not per vector of x.
+        s.halves = Func("halves");
+        s.halves(group) = Tuple(select(down, 0x1p64f, up, 0x1p-64f, 1.0f), hi,
+                                cast<float>(strict_float(part - cast(c, hi))));
+        const Expr a = s.halves(group)[0], hi_of_group = s.halves(group)[1],
+                   lo_of_group = s.halves(group)[2];
+        const Expr xa = strict_float(in(vars)*a);
+        result = select(s.scaled, result,
+                        fused_multiply_add(xa, hi_of_group, strict_float(xa * lo_of_group)));
+    }
+    s.out(vars) = result;
     return s;
 }
 

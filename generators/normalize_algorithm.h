@@ -19,6 +19,8 @@ struct NormalizeStages {
     Halide::Func sum;        // sum(group): the sum of the terms of the scaled |x| over `r`
     Halide::Func root;       // root(group): the norm of the sum (plus eps for unscaled sum_add)
     Halide::Func pair_root;  // pair_root(group): scaled sum_add's norm of (n, eps^(1/p))
+    Halide::Func halves;     // halves(group): Tuple(a, hi, lo), float32 with y = x a (hi + lo)
+                             // for unscaled float32 on FMA targets; undefined elsewhere
     Halide::Func inverse;    // inverse(group): y = (x * hi) * inverse (scaled), x * inverse
     // slope_base(vars): a^(p - 1) for a = |x| lo hi (|x| unscaled), whose product with a is
     // general p's term; undefined unless shared (share_slope_base below). Written by an update
@@ -45,7 +47,9 @@ Halide::Type normalize_compute_type(const Halide::Type &input);
 // Builds the stages for an input Func `in` of `vars.size()` dims whose dim `r_dim`, of extent
 // `r_extent`, is normalized over. The other inputs are the kernel's (kernel_abi.h).
 // `float16_keeps_nan`: the target converts float32 to float16 keeping NaN (the generator param
-// of that name), so float16 outputs need no NaN test of their own. `vector_powers` as
+// of that name), so float16 outputs need no NaN test of their own. `has_fma`: the target has
+// fused multiply-add instructions (the generator param of that name), so float32 outputs are
+// scaled in float32 (see the .cpp) where they would take float64 otherwise. `vector_powers` as
 // define_reduction's. `share_slope_base`: for the gradient, general p's terms come from
 // `slope_base`, which the gradient's slopes reuse (taken only with narrow_pow: float32 inputs
 // on CPUs, where every a^(p - 1) of a call whose terms are in range is in range too).
@@ -54,7 +58,7 @@ NormalizeStages define_normalize(const Halide::Func &in, const std::vector<Halid
                                  const Halide::Type &output_type, const Halide::Expr &p_kind,
                                  const Halide::Expr &p, const Halide::Expr &eps_kind,
                                  const Halide::Expr &eps, const Halide::Expr &eps_root,
-                                 const Halide::Expr &scaled, bool float16_keeps_nan,
+                                 const Halide::Expr &scaled, bool float16_keeps_nan, bool has_fma,
                                  bool vector_powers, bool share_slope_base = false);
 
 }  // namespace lpnorm::gen

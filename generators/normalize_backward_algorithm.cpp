@@ -25,7 +25,7 @@ NormalizeBackwardStages define_normalize_backward(
     const Expr &eps, const Expr &eps_root, const Expr &scaled, bool vector_powers) {
     NormalizeBackwardStages b;
     b.forward = define_normalize(in, vars, r_dim, r_extent, output_type, p_kind, p, eps_kind, eps,
-                                 eps_root, scaled, true, vector_powers, true);
+                                 eps_root, scaled, true, /*has_fma=*/false, vector_powers, true);
     const NormalizeStages &s = b.forward;
     const Type c = s.compute_type;
     const Expr zero = make_zero(c), one = make_one(c);

@@ -24,6 +24,12 @@ public:
     // The target converts float32 to float16 in hardware, NaN kept (set per ISA family by
     // cmake/LpnormTargets.cmake: F16C on x86, FP16 on ARM64).
     GeneratorParam<bool> float16_keeps_nan{"float16_keeps_nan", false};
+    // The target has fused multiply-add instructions (set per ISA family as above: AVX2 and
+    // AVX-512 on x86, every ARM64 core). Only the inner pattern scales float32 with them: the
+    // middle one reads the groups' three float32 factors per vector of x, and its short tile
+    // rows lost more to that than the conversions cost ([1, 512, 38, 38] p = 2 took 64-67
+    // against 59-62 us; [8, 256, 28, 28] 5-8% less; AVX-512, 2 threads, interleaved runs).
+    GeneratorParam<bool> has_fma{"has_fma", false};
 
     // Element type set on the command line (input.type=float32); dims innermost first.
     GeneratorInput<Buffer<void, Dims>> input{"input"};
@@ -43,6 +49,7 @@ public:
         }
         stages_ = define_normalize(input, vars, RDim, input.dim(RDim).extent(), output.type(),
                                    p_kind, p, eps_kind, eps, eps_root, scaled, float16_keeps_nan,
+                                   has_fma && Pattern == sched::NormalizePattern::inner,
                                    sched::vector_powers(this->context()));
         output = stages_.out;
         Region region;

@@ -46,6 +46,7 @@ LoopLevel schedule_inner(NormalizeStages s, const NormalizeBuffers &b, const Tar
     for (Func f : {s.scale, s.root, s.pair_root, s.inverse}) {
         f.compute_at(out, row_in_task);
     }
+    if (s.halves.defined()) s.halves.compute_at(out, row_in_task);
     specialize_roots(s);
     // Vector accumulators, one per lane, added up after the row.
     Var lane("lane");
