@@ -199,11 +199,11 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
         // Unscaled float32: y = x (hi + lo), hi and lo the reciprocal's float32 halves, by one
         // FMA of float32 vectors, within 2^-47 relative of the float64 product x * inverse
         // before its rounding to float32 (lo's rounding, and that of x lo; 2^-150 absolute
-        // where x lo underflows, below 2^-24 of a y under 2^-102). Where the
-        // reciprocal leaves [2^-100, 2^100], x is scaled by 2^64 or 2^-64 first and the
-        // reciprocal the other way, so that hi and lo stay normal float32: x a is exact
-        // (scaling down only loses bits of an x whose y is below 2^-162, which rounds to 0
-        // either way), and y rounds once. In float64 (two conversions each way and two
+        // where x lo underflows, below 2^-24 of a y under 2^-102). Where the reciprocal leaves
+        // [2^-100, 2^100], x is scaled by a = 2^64 or 2^-64 first and the reciprocal the other
+        // way, so that hi and lo stay normal float32: x a is exact (scaling down only loses
+        // bits of an x whose y is below 2^-162, which rounds to 0 either way), and y rounds
+        // once. In float64 (two conversions each way and two
         // products per 16 floats on AVX-512), [65536, 128] p = 2 took 1.16-1.19 ms, now
         // 0.90-1.15; [4096, 1024] 0.26-0.30, now 0.22-0.29 (2 threads, docs/benchmarks.md).
         const Expr up = (inverse < make_const(c, 0x1p-100));
