@@ -206,13 +206,15 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
         // once. In float64 (two conversions each way and two products per 16 floats on
         // AVX-512), [65536, 128] p = 2 took 1.16-1.19 ms, now 0.90-1.15; [4096, 1024]
         // 0.26-0.30, now 0.22-0.29 (2 threads, docs/benchmarks.md).
-        const Expr scale_x = select(inverse > make_const(c, 0x1p100), 0x1p64f,
-                                    inverse < make_const(c, 0x1p-100), 0x1p-64f, 1.0f);
-        const Expr part = strict_float(inverse / cast(c, scale_x));  // exact: a power of two
+        const Expr up = (inverse < make_const(c, 0x1p-100));
+        const Expr down = (inverse > make_const(c, 0x1p100));
+        const Expr part =
+            inverse * select(down, make_const(c, 0x1p-64), up, make_const(c, 0x1p64), make_one(c));
         const Expr hi = cast<float>(part);
         // Per group, in a Func of its own beside the reciprocal, not per vector of x.
         s.halves = Func("halves");
-        s.halves(group) = Tuple(scale_x, hi, cast<float>(strict_float(part - cast(c, hi))));
+        s.halves(group) = Tuple(select(down, 0x1p64f, up, 0x1p-64f, 1.0f), hi,
+                                cast<float>(strict_float(part - cast(c, hi))));
         const Expr a = s.halves(group)[0], hi_of_group = s.halves(group)[1],
                    lo_of_group = s.halves(group)[2];
         const Expr xa = strict_float(in(vars)*a);
