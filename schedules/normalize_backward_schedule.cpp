@@ -2,8 +2,7 @@
 //
 // dx needs, per group, the forward's denominator (its peak, scale and sum passes) and the sum
 // of dy y (one more pass, over x and dy): the forward's loops carry them, a block of groups at
-// a time, and dx is written while the block is in cache. General p (pow per element) gets its
-// own copy of dx's loop, so that the other kinds never evaluate pow.
+// a time, and dx is written while the block is in cache, by a copy of its loops per kind.
 //
 // GPU (CUDA, OpenCL): one kernel per group stage (the forward's peak, scale, sum, roots and
 // reciprocal, then the ties, the sum of dy y and the factors), one thread per group, and dx with
@@ -18,6 +17,26 @@
 namespace lpnorm::sched {
 
 using namespace Halide;
+
+namespace {
+
+// A copy of dx's loops per kind (threaded or not), so that no kind evaluates another's slope
+// (general p: a power per element). With p = 1, 2, 3 and inf sharing one copy by a select, each
+// paid for every kind's slope: [4096, 1024] float32 p = 2 took 0.95-1.09 ms against 0.58-0.60
+// after (AVX-512, 2 threads; docs/benchmarks.md). The scaled calls share their kind's copy: a
+// copy per kind and per scaled call took the middle kernel 185 s to compile (each copy of dx's
+// loops holds its own copies of the forward's group stages); per kind it takes 4.6 s (float32,
+// AVX-512; 2.3 s with the shared copy).
+void specialize_dx_per_kind(const gen::NormalizeStages &s, Func out, const Expr &parallel,
+                            const VarOrRVar &loop) {
+    for (const Expr &kind : s.kind_conditions) {
+        out.specialize(kind && parallel).parallel(loop);
+        out.specialize(kind);
+    }
+    out.specialize_fail("p_kind is not a normalization kind");
+}
+
+}  // namespace
 
 void schedule_normalize_backward(NormalizePattern pattern,
                                  const gen::NormalizeBackwardStages &stages,
@@ -51,16 +70,7 @@ void schedule_normalize_backward(NormalizePattern pattern,
     const LoopLevel group_level =
         schedule_normalize_loops_cpu(pattern, s, buffers, target, knobs,
                                      [&](Func out, const Expr &parallel, const VarOrRVar &loop) {
-                                         // General p (pow per element) gets a copy of its own; the
-                                         // other kinds share one, their slopes a select of a few
-                                         // vector operations. A copy per kind (and per scaled call)
-                                         // made the middle kernel take 185 s to compile: each copy
-                                         // of dx's loops holds its own copies of the forward's
-                                         // group stages.
-                                         const Expr general = s.kind_conditions[abi::kLp];
-                                         out.specialize(general && parallel).parallel(loop);
-                                         out.specialize(general);
-                                         out.specialize(parallel).parallel(loop);
+                                         specialize_dx_per_kind(s, out, parallel, loop);
                                      });
     const int lanes = target.natural_vector_size(s.compute_type);
     const Var k0 = s.vars[0];
