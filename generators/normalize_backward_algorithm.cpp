@@ -74,12 +74,25 @@ NormalizeBackwardStages define_normalize_backward(
     b.dot = Func("dot");
     b.dot_r = RDom(0, r_extent, "dot_r");
     b.dot(group) = zero;
-    // Not strict: a sum of vector partial sums, rfactor reassociates it.
-    b.dot(group) += at(grad, b.dot_r) * y_of(at(in, b.dot_r));
+    // Where the compute type holds the product of any two inputs exactly and in range (float32
+    // in float64, float16 in float32: 48 and 22 bits of mantissa, twice the exponent range), c
+    // is (sum of dy x) hi inverse, the group's factors once per group instead of two products
+    // per element: the sum's only rounding is its adds'. Otherwise (bfloat16, float64: dy x
+    // may overflow where dy y does not) the sum of dy y itself. Not strict: a sum of vector
+    // partial sums, rfactor reassociates it.
+    const bool exact_products = (s.input_type == Float(32) && c == Float(64)) ||
+                                (s.input_type == Float(16) && c == Float(32));
+    Expr dot = b.dot(group);
+    if (exact_products) {
+        b.dot(group) += at(grad, b.dot_r) * at(in, b.dot_r);
+        dot = strict_float((dot * hi) * inverse);
+    } else {
+        b.dot(group) += at(grad, b.dot_r) * y_of(at(in, b.dot_r));
+    }
     // c where d follows the norm; where eps clamps d, the norm's branch has no gradient: 0,
     // whatever the slope (one select per group instead of per element).
     b.through = Func("through");
-    b.through(group) = select(follows_norm != zero, b.dot(group), zero);
+    b.through(group) = select(follows_norm != zero, dot, zero);
 
     const Expr x = at(in, vars[r_dim]), dy = at(grad, vars[r_dim]);
     const Expr y = y_of(x), m = magnitude(y);

@@ -17,7 +17,8 @@ struct NormalizeBackwardStages {
                               // norm (the norm's branch has a gradient) else 0, 1 / count,
                               // then dx = (w first) second: 1 / d and 1 where 1 / d is
                               // normal, else 1 / d in units of hi and hi)
-    Halide::Func dot;         // dot(group): the sum over the group of dy y
+    Halide::Func dot;         // dot(group): the sum over the group of dy y, or of dy x where
+                              // products of inputs are exact (`through` scales it)
     Halide::Func through;     // through(group): dot where d follows the norm, else 0
     // slope_scale(group): (a_peak / (d lo))^(p - 1) for general p where the forward shares its
     // slope_base (a_peak = 1 below the large-p threshold), else undefined.
