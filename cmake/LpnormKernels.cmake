@@ -27,6 +27,8 @@ endforeach ()
 set(LPNORM_DTYPES
     float32 float16 bfloat16 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64
     CACHE STRING "Element types to build kernels for")
+# The floating types: the ops past the reduction have kernels for these only.
+set(LPNORM_FLOAT_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_REDUCE_PATTERNS all inner outer middle general)
 # Extra generator parameters for every reduction kernel, e.g. "streams=2;task_elements=262144"
 # (the knobs of schedules/reduce_knobs.def). Empty: the tuned files below, else the hand-picked
@@ -38,7 +40,7 @@ set(LPNORM_REDUCERS sum extreme)
 set(LPNORM_PARTIAL_PATTERNS all general)
 # Pooling: one kernel per spatial rank for each floating dtype in LPNORM_DTYPES.
 set(LPNORM_POOL_SPATIAL_RANKS 1 2 3)
-set(LPNORM_POOL_DTYPES float32 float16 bfloat16 float64)
+set(LPNORM_POOL_DTYPES ${LPNORM_FLOAT_DTYPES})
 set(LPNORM_POOL_KNOBS "" CACHE STRING "Schedule knob overrides for pooling kernels")
 
 # Tuned knobs: schedules/tuned/<unit>.<isa>.<dtype>.params (unit: reduce_<pattern> or
@@ -288,80 +290,84 @@ function(lpnorm_add_pool_kernels objects_var table_var)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()
 
-# Normalization: one kernel per pattern for each floating dtype in LPNORM_DTYPES, for the CPU
-# ISAs and the GPU backends (LPNORM_GPU_BACKENDS) but those that leave it out
-# (LPNORM_GPU_LEFT_OUT_<backend> has `normalize`: D3D12, whose HLSL has no float64, in which
-# float32 groups are summed).
-set(LPNORM_NORMALIZE_PATTERNS inner middle)
-set(LPNORM_NORMALIZE_DTYPES float32 float16 bfloat16 float64)
-set(LPNORM_NORMALIZE_KNOBS "" CACHE STRING "Schedule knob overrides for normalization kernels")
-
-# lpnorm_add_normalize_kernels(<objects-var> <table-var>)
-# Adds a build step per normalization variant of LPNORM_ISAS and LPNORM_GPU_BACKENDS, with
-# LPNORM_NORMALIZE_PARAMS_<family> as extra generator params; returns the object files and the
-# registry rows (lpnorm_normalize_table.inc).
-function(lpnorm_add_normalize_kernels objects_var table_var)
-    set(objects "")
-    set(table "")
-    foreach (isa IN LISTS LPNORM_ISAS LPNORM_GPU_BACKENDS)
-        if ("normalize" IN_LIST LPNORM_GPU_LEFT_OUT_${isa})
-            continue()
+# The keyed ops: those with one kernel per key (a grouped pattern or a spatial rank), dtype and
+# kernel family. Each is stated once, by lpnorm_keyed_op() below, and runtime/CMakeLists.txt
+# builds every op of LPNORM_KEYED_OPS from it: its kernels, its registry rows and its table in
+# the registry (a new op of this shape is one more call here, its row type in
+# runtime/registry.h, and its own generator, schedule, runtime and tests).
+#
+# lpnorm_keyed_op(<op> KEYS <key>... DTYPES <dtype>... ROW <ROW> ROW_TYPE <type> KEY <expr>
+#                 KNOB_UNIT <unit> KNOBS <variable> [INPUTS <input>...] [PARAMS <prefix>] [GPU])
+#   KEYS       generator <op>_<key> makes kernel lpnorm_<op>_<key>_<dtype>_<family>
+#   DTYPES     the element types it has kernels for (those also in LPNORM_DTYPES are built)
+#   ROW        the macro of its rows in lpnorm_<op>_table.inc, ROW(key, dtype, isa, symbol), and
+#              LPNORM_GPU_<ROW without LPNORM_>(key, dtype, backend, symbol) for a GPU backend's
+#   ROW_TYPE   its row type in the registry (runtime/registry.h); KEY the C++ expression of a
+#              row's key, in which the token `key` stands for the row's key
+#   KNOB_UNIT  its tuned files are schedules/tuned/<unit>_<key>.<isa>.<dtype>.params; KNOBS
+#              names the cache variable of its knob overrides
+#   INPUTS     its buffer inputs besides `input`, each of the kernel's dtype
+#   PARAMS     <prefix>_<family> holds extra generator params for a family's kernels
+#   GPU        it has GPU schedules: built for the backends of LPNORM_GPU_BACKENDS too, but for
+#              those whose LPNORM_GPU_LEFT_OUT_<backend> names it
+set(LPNORM_KEYED_OPS "")
+function(lpnorm_keyed_op op)
+    cmake_parse_arguments(PARSE_ARGV 1 arg "GPU" "ROW;ROW_TYPE;KEY;KNOB_UNIT;KNOBS;PARAMS"
+                          "KEYS;DTYPES;INPUTS")
+    if (arg_UNPARSED_ARGUMENTS)
+        message(FATAL_ERROR "lpnorm_keyed_op(${op}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+    endif ()
+    foreach (field IN ITEMS KEYS DTYPES ROW ROW_TYPE KEY KNOB_UNIT KNOBS)
+        if (NOT arg_${field})
+            message(FATAL_ERROR "lpnorm_keyed_op(${op}): ${field} is required")
         endif ()
-        set(row "LPNORM_NORMALIZE_KERNEL")
-        if (isa IN_LIST LPNORM_GPU_FAMILIES)
-            set(row "LPNORM_GPU_NORMALIZE_KERNEL")
-        endif ()
-        foreach (pattern IN LISTS LPNORM_NORMALIZE_PATTERNS)
-            foreach (dtype IN LISTS LPNORM_DTYPES)
-                _lpnorm_isa_builds(wanted "${isa}" normalize "${dtype}")
-                if (NOT dtype IN_LIST LPNORM_NORMALIZE_DTYPES OR NOT wanted)
-                    continue()
-                endif ()
-                set(name "lpnorm_normalize_${pattern}_${dtype}_${isa}")
-                _lpnorm_tuned_knobs(knobs "normalize_${pattern}" "${isa}" "${dtype}"
-                                    "${LPNORM_NORMALIZE_KNOBS}")
-                _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
-                                        "normalize_${pattern}" ${LPNORM_NORMALIZE_PARAMS_${isa}}
-                                        ${knobs})
-                list(APPEND objects "${object}")
-                string(APPEND table "${row}(${pattern}, ${dtype}, ${isa}, ${name})\n")
-            endforeach ()
-        endforeach ()
     endforeach ()
-    set(${objects_var} "${objects}" PARENT_SCOPE)
-    set(${table_var} "${table}" PARENT_SCOPE)
+    foreach (field IN ITEMS KEYS DTYPES ROW ROW_TYPE KEY KNOB_UNIT KNOBS INPUTS PARAMS GPU)
+        set(LPNORM_OP_${op}_${field} "${arg_${field}}" PARENT_SCOPE)
+    endforeach ()
+    set(LPNORM_KEYED_OPS ${LPNORM_KEYED_OPS} ${op} PARENT_SCOPE)
 endfunction()
 
-# Gradients: one kernel per grouped pattern (the normalization patterns) and floating dtype, for
-# the CPU ISAs, and for the GPU backends (LPNORM_GPU_BACKENDS) the gradients that have GPU
-# schedules (LPNORM_GPU_GRADIENTS; the pooling gradient's per-thread sum of windows would hit
-# the fault in docs/targets.md, "GPU backends"), but for the backends that leave them out
-# (LPNORM_GPU_LEFT_OUT_<backend>). The reduction's have knobs of their own, the
-# normalization's share the normalization kernels' knobs and dtypes.
-set(LPNORM_GPU_GRADIENTS reduce_backward normalize_backward)
-set(LPNORM_REDUCE_BACKWARD_DTYPES float32 float16 bfloat16 float64)
+set(LPNORM_NORMALIZE_KNOBS "" CACHE STRING "Schedule knob overrides for normalization kernels")
 set(LPNORM_REDUCE_BACKWARD_KNOBS "" CACHE STRING
     "Schedule knob overrides for reduction gradient kernels")
-
 set(LPNORM_POOL_BACKWARD_KNOBS "" CACHE STRING
     "Schedule knob overrides for pooling gradient kernels")
 
-# _lpnorm_add_gradient_kernels(<objects-var> <table-var> <op> <ROW> <patterns> <dtypes>
-#                              <knob-unit> <knob-overrides> <typed-input>...)
-# A build step per gradient variant of op <op> (reduce_backward, normalize_backward,
-# pool_backward; generator <op>_<pattern>) for the ISAs of LPNORM_ISAS (and the GPU backends of
-# LPNORM_GPU_BACKENDS when <op> is in LPNORM_GPU_GRADIENTS), the <patterns> and the dtypes in
-# <dtypes>; <typed-input>s are the generator's buffer inputs besides `input`, each of the
-# kernel's dtype. Returns the object files and the registry rows <ROW>(pattern, dtype, isa,
-# symbol), for a GPU backend LPNORM_GPU_<ROW without LPNORM_>(pattern, dtype, backend, symbol).
-function(_lpnorm_add_gradient_kernels objects_var table_var op row patterns dtypes knob_unit
-         overrides)
+# Normalization and its gradient over one grouped dim, innermost or between kept ones (D3D12
+# leaves them out: its HLSL has no float64, in which float32 groups are summed); the gradient
+# shares the normalization's knobs. The reduction's gradient has knobs of its own. The pooling
+# gradient, one generator per spatial rank, has no GPU schedule: its per-thread sum of windows
+# would hit the fault in docs/targets.md, "GPU backends".
+lpnorm_keyed_op(normalize KEYS inner middle DTYPES ${LPNORM_FLOAT_DTYPES}
+                ROW LPNORM_NORMALIZE_KERNEL ROW_TYPE NormalizeKernel
+                KEY "GroupedKey{GroupedPattern::key}"
+                KNOB_UNIT normalize KNOBS LPNORM_NORMALIZE_KNOBS PARAMS LPNORM_NORMALIZE_PARAMS GPU)
+lpnorm_keyed_op(normalize_backward KEYS inner middle DTYPES ${LPNORM_FLOAT_DTYPES}
+                ROW LPNORM_NORMALIZE_BACKWARD_KERNEL ROW_TYPE NormalizeBackwardKernel
+                KEY "GroupedKey{GroupedPattern::key}"
+                KNOB_UNIT normalize KNOBS LPNORM_NORMALIZE_KNOBS INPUTS dy GPU)
+lpnorm_keyed_op(reduce_backward KEYS inner middle DTYPES ${LPNORM_FLOAT_DTYPES}
+                ROW LPNORM_REDUCE_BACKWARD_KERNEL ROW_TYPE ReduceBackwardKernel
+                KEY "GroupedKey{GroupedPattern::key}"
+                KNOB_UNIT reduce_backward KNOBS LPNORM_REDUCE_BACKWARD_KNOBS INPUTS y dy GPU)
+lpnorm_keyed_op(pool_backward KEYS 1d 2d 3d DTYPES ${LPNORM_FLOAT_DTYPES}
+                ROW LPNORM_POOL_BACKWARD_KERNEL ROW_TYPE PoolBackwardKernel
+                KEY "PoolKey{kSpatial##key}"
+                KNOB_UNIT pool_backward KNOBS LPNORM_POOL_BACKWARD_KNOBS INPUTS y dy)
+
+# lpnorm_add_keyed_kernels(<objects-var> <table-var> <op>)
+# A build step per kernel of keyed op <op> (lpnorm_keyed_op above) for the ISAs of LPNORM_ISAS
+# and, for a GPU op, the backends of LPNORM_GPU_BACKENDS; returns the object files and the
+# registry rows.
+function(lpnorm_add_keyed_kernels objects_var table_var op)
     set(objects "")
     set(table "")
     set(families ${LPNORM_ISAS})
-    if (op IN_LIST LPNORM_GPU_GRADIENTS)
+    if (LPNORM_OP_${op}_GPU)
         list(APPEND families ${LPNORM_GPU_BACKENDS})
     endif ()
+    set(row "${LPNORM_OP_${op}_ROW}")
     string(REGEX REPLACE "^LPNORM_" "LPNORM_GPU_" gpu_row "${row}")
     foreach (isa IN LISTS families)
         if ("${op}" IN_LIST LPNORM_GPU_LEFT_OUT_${isa})
@@ -371,60 +377,30 @@ function(_lpnorm_add_gradient_kernels objects_var table_var op row patterns dtyp
         if (isa IN_LIST LPNORM_GPU_FAMILIES)
             set(isa_row "${gpu_row}")
         endif ()
-        foreach (pattern IN LISTS patterns)
+        set(params "")
+        if (LPNORM_OP_${op}_PARAMS)
+            set(params ${${LPNORM_OP_${op}_PARAMS}_${isa}})
+        endif ()
+        foreach (key IN LISTS LPNORM_OP_${op}_KEYS)
             foreach (dtype IN LISTS LPNORM_DTYPES)
                 _lpnorm_isa_builds(wanted "${isa}" "${op}" "${dtype}")
-                if (NOT dtype IN_LIST dtypes OR NOT wanted)
+                if (NOT dtype IN_LIST LPNORM_OP_${op}_DTYPES OR NOT wanted)
                     continue()
                 endif ()
-                set(name "lpnorm_${op}_${pattern}_${dtype}_${isa}")
-                _lpnorm_tuned_knobs(knobs "${knob_unit}_${pattern}" "${isa}" "${dtype}"
-                                    "${overrides}")
+                set(name "lpnorm_${op}_${key}_${dtype}_${isa}")
+                _lpnorm_tuned_knobs(knobs "${LPNORM_OP_${op}_KNOB_UNIT}_${key}" "${isa}" "${dtype}"
+                                    "${${LPNORM_OP_${op}_KNOBS}}")
                 set(typed "")
-                foreach (input IN LISTS ARGN)
+                foreach (input IN LISTS LPNORM_OP_${op}_INPUTS)
                     list(APPEND typed "${input}.type=${dtype}")
                 endforeach ()
                 _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}"
-                                        "${op}_${pattern}" ${typed} ${knobs})
+                                        "${op}_${key}" ${typed} ${params} ${knobs})
                 list(APPEND objects "${object}")
-                string(APPEND table "${isa_row}(${pattern}, ${dtype}, ${isa}, ${name})\n")
+                string(APPEND table "${isa_row}(${key}, ${dtype}, ${isa}, ${name})\n")
             endforeach ()
         endforeach ()
     endforeach ()
-    set(${objects_var} "${objects}" PARENT_SCOPE)
-    set(${table_var} "${table}" PARENT_SCOPE)
-endfunction()
-
-# lpnorm_add_reduce_backward_kernels(<objects-var> <table-var>)
-# The reduction gradients' build steps and registry rows (lpnorm_reduce_backward_table.inc).
-function(lpnorm_add_reduce_backward_kernels objects_var table_var)
-    _lpnorm_add_gradient_kernels(objects table reduce_backward LPNORM_REDUCE_BACKWARD_KERNEL
-                                 "${LPNORM_NORMALIZE_PATTERNS}"
-                                 "${LPNORM_REDUCE_BACKWARD_DTYPES}" reduce_backward
-                                 "${LPNORM_REDUCE_BACKWARD_KNOBS}" y dy)
-    set(${objects_var} "${objects}" PARENT_SCOPE)
-    set(${table_var} "${table}" PARENT_SCOPE)
-endfunction()
-
-# lpnorm_add_normalize_backward_kernels(<objects-var> <table-var>)
-# The normalization gradients' build steps and registry rows
-# (lpnorm_normalize_backward_table.inc).
-function(lpnorm_add_normalize_backward_kernels objects_var table_var)
-    _lpnorm_add_gradient_kernels(objects table normalize_backward
-                                 LPNORM_NORMALIZE_BACKWARD_KERNEL "${LPNORM_NORMALIZE_PATTERNS}"
-                                 "${LPNORM_NORMALIZE_DTYPES}"
-                                 normalize "${LPNORM_NORMALIZE_KNOBS}" dy)
-    set(${objects_var} "${objects}" PARENT_SCOPE)
-    set(${table_var} "${table}" PARENT_SCOPE)
-endfunction()
-
-# lpnorm_add_pool_backward_kernels(<objects-var> <table-var>)
-# The pooling gradients' build steps (one generator per spatial rank, the pooling dtypes) and
-# registry rows (lpnorm_pool_backward_table.inc).
-function(lpnorm_add_pool_backward_kernels objects_var table_var)
-    _lpnorm_add_gradient_kernels(objects table pool_backward LPNORM_POOL_BACKWARD_KERNEL
-                                 "1d;2d;3d" "${LPNORM_REDUCE_BACKWARD_DTYPES}" pool_backward
-                                 "${LPNORM_POOL_BACKWARD_KNOBS}" y dy)
     set(${objects_var} "${objects}" PARENT_SCOPE)
     set(${table_var} "${table}" PARENT_SCOPE)
 endfunction()

@@ -1,4 +1,5 @@
 #include "lpnorm/lpnorm.h"
+#include "lpnorm_keyed_ops.h"  // LPNORM_KEYED_OPS(X): X(row type, op name) per keyed op
 #include "registry.h"
 
 #ifndef LPNORM_VERSION
@@ -26,21 +27,22 @@ const char *error_code_name(ErrorCode code) {
 
 namespace {
 
+std::string key_name(const rt::GroupedKey &key);
+std::string key_name(const rt::PoolKey &key);
+
 // One VariantInfo per kernel of `Row`'s table, in its order: `op`, the name of its key,
 // reducer "sum".
-template <typename Row, typename KeyName>
-void add_variants(const char *op, KeyName key_name, std::vector<VariantInfo> *out) {
+template <typename Row>
+void add_variants(const char *op, std::vector<VariantInfo> *out) {
     for (const Row &k : rt::kernels<Row>()) {
         out->push_back(
             VariantInfo{op, key_name(k.key), "sum", k.dtype, k.isa, k.symbol, k.backend});
     }
 }
 
-std::string grouped_name(const rt::GroupedKey &key) {
-    return rt::grouped_pattern_name(key.pattern);
-}
+std::string key_name(const rt::GroupedKey &key) { return rt::grouped_pattern_name(key.pattern); }
 
-std::string spatial_name(const rt::PoolKey &key) {
+std::string key_name(const rt::PoolKey &key) {
     return std::to_string(key.spatial) +
            (key.layout == rt::PoolLayout::channels ? "d_channels" : "d");
 }
@@ -57,11 +59,10 @@ std::vector<VariantInfo> compiled_variants() {
                             rt::reducer_name(k.key.reducer), k.dtype, k.isa, k.symbol, k.backend});
         }
     }
-    add_variants<rt::PoolKernel>("pool", spatial_name, &out);
-    add_variants<rt::NormalizeKernel>("normalize", grouped_name, &out);
-    add_variants<rt::NormalizeBackwardKernel>("normalize_backward", grouped_name, &out);
-    add_variants<rt::ReduceBackwardKernel>("reduce_backward", grouped_name, &out);
-    add_variants<rt::PoolBackwardKernel>("pool_backward", spatial_name, &out);
+    add_variants<rt::PoolKernel>("pool", &out);
+#define LPNORM_ADD_VARIANTS(Row, op) add_variants<rt::Row>(op, &out);
+    LPNORM_KEYED_OPS(LPNORM_ADD_VARIANTS)
+#undef LPNORM_ADD_VARIANTS
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "lpnorm_kernel_headers.h"  // each kernel's prototype, as Halide generated it
+#include "lpnorm_keyed_ops.h"       // LPNORM_KEYED_OPS(X): X(row type, op name) per keyed op
 
 namespace lpnorm::rt {
 namespace {
@@ -19,7 +20,7 @@ constexpr Fn checked(Generated entry_point) {
 }
 
 // Each table starts with a null row, so that none is empty in a build without its dtypes.
-// The pooling gradient's patterns (1d, 2d, 3d) are spatial ranks.
+// The pooling gradient's keys (1d, 2d, 3d) are spatial ranks.
 constexpr int kSpatial1d = 1, kSpatial2d = 2, kSpatial3d = 3;
 
 // Reduction and pooling rows share one generated file.
@@ -71,60 +72,6 @@ const PoolKernel kPoolKernels[] = {
 #undef LPNORM_REDUCE_ROW
 #undef LPNORM_POOL_ROW
 
-// The grouped ops' rows: (pattern, dtype, isa or backend, symbol), one file each.
-#define LPNORM_GROUPED_ROW(Fn, pattern, dtype, isa, backend, symbol)                               \
-    {{GroupedPattern::pattern}, DType::dtype, isa, backend, checked<Fn>(symbol), #symbol},
-
-const NormalizeKernel kNormalizeKernels[] = {
-    {},
-#define LPNORM_NORMALIZE_KERNEL(pattern, dtype, isa, symbol)                                       \
-    LPNORM_GROUPED_ROW(NormalizeKernelFn, pattern, dtype, Isa::isa, Backend::cpu, symbol)
-#define LPNORM_GPU_NORMALIZE_KERNEL(pattern, dtype, backend, symbol)                               \
-    LPNORM_GROUPED_ROW(NormalizeKernelFn, pattern, dtype, Isa::auto_detect, Backend::backend,      \
-                       symbol)
-#include "lpnorm_normalize_table.inc"
-#undef LPNORM_NORMALIZE_KERNEL
-#undef LPNORM_GPU_NORMALIZE_KERNEL
-};
-
-const ReduceBackwardKernel kReduceBackwardKernels[] = {
-    {},
-#define LPNORM_REDUCE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                                 \
-    LPNORM_GROUPED_ROW(ReduceBackwardKernelFn, pattern, dtype, Isa::isa, Backend::cpu, symbol)
-#define LPNORM_GPU_REDUCE_BACKWARD_KERNEL(pattern, dtype, backend, symbol)                         \
-    LPNORM_GROUPED_ROW(ReduceBackwardKernelFn, pattern, dtype, Isa::auto_detect, Backend::backend, \
-                       symbol)
-#include "lpnorm_reduce_backward_table.inc"
-#undef LPNORM_REDUCE_BACKWARD_KERNEL
-#undef LPNORM_GPU_REDUCE_BACKWARD_KERNEL
-};
-
-const NormalizeBackwardKernel kNormalizeBackwardKernels[] = {
-    {},
-#define LPNORM_NORMALIZE_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                              \
-    LPNORM_GROUPED_ROW(NormalizeBackwardKernelFn, pattern, dtype, Isa::isa, Backend::cpu, symbol)
-#define LPNORM_GPU_NORMALIZE_BACKWARD_KERNEL(pattern, dtype, backend, symbol)                      \
-    LPNORM_GROUPED_ROW(NormalizeBackwardKernelFn, pattern, dtype, Isa::auto_detect,                \
-                       Backend::backend, symbol)
-#include "lpnorm_normalize_backward_table.inc"
-#undef LPNORM_NORMALIZE_BACKWARD_KERNEL
-#undef LPNORM_GPU_NORMALIZE_BACKWARD_KERNEL
-};
-#undef LPNORM_GROUPED_ROW
-
-const PoolBackwardKernel kPoolBackwardKernels[] = {
-    {},
-#define LPNORM_POOL_BACKWARD_KERNEL(pattern, dtype, isa, symbol)                                   \
-    {{kSpatial##pattern},                                                                          \
-     DType::dtype,                                                                                 \
-     Isa::isa,                                                                                     \
-     Backend::cpu,                                                                                 \
-     checked<PoolBackwardKernelFn>(symbol),                                                        \
-     #symbol},
-#include "lpnorm_pool_backward_table.inc"
-#undef LPNORM_POOL_BACKWARD_KERNEL
-};
-
 // Each row type's table, past its null row.
 template <typename Row, size_t N>
 KernelList<Row> list(const Row (&table)[N]) {
@@ -140,22 +87,13 @@ template <>
 KernelList<PoolKernel> table() {
     return list(kPoolKernels);
 }
-template <>
-KernelList<NormalizeKernel> table() {
-    return list(kNormalizeKernels);
-}
-template <>
-KernelList<ReduceBackwardKernel> table() {
-    return list(kReduceBackwardKernels);
-}
-template <>
-KernelList<NormalizeBackwardKernel> table() {
-    return list(kNormalizeBackwardKernels);
-}
-template <>
-KernelList<PoolBackwardKernel> table() {
-    return list(kPoolBackwardKernels);
-}
+
+// The keyed ops' tables (cmake/LpnormKernels.cmake, lpnorm_keyed_op), generated: for each op
+// its rows, LPNORM_KEYED_ROW(row type, key, dtype, isa, backend, symbol), and its table().
+#define LPNORM_KEYED_ROW(Row, key, dtype, isa, backend, symbol)                                    \
+    {key, DType::dtype, isa, backend, checked<Row::Function>(symbol), #symbol},
+#include "lpnorm_keyed_tables.h"
+#undef LPNORM_KEYED_ROW
 
 // A table's rows by (key, dtype), per ISA and per GPU backend.
 template <typename Row>
@@ -206,10 +144,9 @@ struct Presence {
     Presence() {
         add(table<ReduceKernel>());
         add(table<PoolKernel>());
-        add(table<NormalizeKernel>());
-        add(table<ReduceBackwardKernel>());
-        add(table<NormalizeBackwardKernel>());
-        add(table<PoolBackwardKernel>());
+#define LPNORM_ADD(Row, op) add(table<Row>());
+        LPNORM_KEYED_OPS(LPNORM_ADD)
+#undef LPNORM_ADD
     }
 
     template <typename Row>
@@ -242,15 +179,12 @@ KernelList<Row> kernels() {
     return table<Row>();
 }
 
-#define LPNORM_INSTANTIATE(Row)                                                                    \
+#define LPNORM_INSTANTIATE(Row, ...)                                                               \
     template const Row *find_kernel<Row>(const Row::KeyType &, DType, const Place &);              \
     template KernelList<Row> kernels<Row>();
 LPNORM_INSTANTIATE(ReduceKernel)
 LPNORM_INSTANTIATE(PoolKernel)
-LPNORM_INSTANTIATE(NormalizeKernel)
-LPNORM_INSTANTIATE(ReduceBackwardKernel)
-LPNORM_INSTANTIATE(NormalizeBackwardKernel)
-LPNORM_INSTANTIATE(PoolBackwardKernel)
+LPNORM_KEYED_OPS(LPNORM_INSTANTIATE)
 #undef LPNORM_INSTANTIATE
 
 std::string place_phrase(const Place &place) {

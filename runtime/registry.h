@@ -35,6 +35,7 @@ std::string place_phrase(const Place &place);
 // generated headers at compile time (registry.cpp).
 template <typename Fn, typename Key>
 struct Kernel {
+    using Function = Fn;
     using KeyType = Key;
     Key key;
     DType dtype;
