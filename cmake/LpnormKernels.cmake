@@ -275,6 +275,16 @@ function(lpnorm_add_pool_kernels objects_var table_var)
                 endif ()
                 string(APPEND table "${row}(${spatial}, rows, ${dtype}, ${isa}, ${name})\n")
                 if (spatial EQUAL 2)
+                    # The 2-D variant that sums small windows straight from the input
+                    # (schedules/cpu_pool_direct_schedule.cpp); hand-set knobs.
+                    set(name "lpnorm_pool_${spatial}d_direct_${dtype}_${isa}")
+                    _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
+                                            "spatial=${spatial}" "direct_window=true"
+                                            ${LPNORM_POOL_KNOBS})
+                    list(APPEND objects "${object}")
+                    string(APPEND table "${row}(${spatial}, direct, ${dtype}, ${isa}, ${name})\n")
+                endif ()
+                if (spatial EQUAL 2)
                     # The 2-D variant with a block of channels in the vector lanes, for small
                     # planes (schedules/cpu_pool_channels_schedule.cpp); hand-set knobs.
                     set(name "lpnorm_pool_2d_channels_${dtype}_${isa}")

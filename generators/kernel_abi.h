@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
 namespace lpnorm::abi {
 
@@ -99,6 +100,29 @@ constexpr int kMaxPoolSpatial = 3;
 // s0 of the input and s0 of the output to be at least this long.
 constexpr int kChannelBlockMinExtent = 8;
 
+// 2-D pooling kernels built with direct_window (the "_direct" variants, CPU) sum each window
+// straight from the input, |x|^p at every tap, with no stored term or partial sums. They have
+// the same signature and compute the same values, for the windows pool_direct_window() takes
+// only: p = 1 to 4 in the abs mode without rescaling, dense rows, a kernel of 2 or 3 taps in
+// both dims alike, a stride of 1 or 2 along the rows and every window inside the row
+// (no pad along it; any pads along the outer dims, dilations and outer strides), on at least
+// kDirectMinPlanes channel planes (N x C: a task per plane; fewer planes run on the row
+// kernels, which cut planes into strips of rows). A window over the row's ends would be read
+// by a gather per tap (a clamped index per lane): with a pad of 1, [32,64,112,112] 3x3 s1
+// took 55-65 ms against the row kernel's 17-20 (AVX2, float32, 2 threads). 3-D kernels of the
+// same form were no faster than the row kernels on [4,32,32,56,56] 2x2x2 s2 (p = 2: 4.5-5.2
+// against 4.5-5.6 ms; p = 3 10% slower) and took 37 s to generate.
+constexpr int kDirectKernels[] = {2, 3};
+constexpr int kDirectStrides0[] = {1, 2};
+constexpr int kDirectMinPlanes = 16;
+
+// The innermost spatial dim of a pooling call (its rows), as pool_direct_window() reads it.
+struct PoolRow {
+    int64_t input_stride;   // element stride of the input along the row
+    int64_t input, output;  // extents
+    int64_t stride, dilation, pad_begin;
+};
+
 // p_kind of pooling kernels: the term and the root.
 enum PoolKind : int {
     kPool1 = 0,    // sum x
@@ -118,6 +142,25 @@ inline int pool_kind(double p) {
     if (p == 4) return kPool4;
     if (chain_power(p)) return kPoolInt;
     return kPoolP;
+}
+
+// Whether the direct_window kernels take a pooling call of `planes` channel planes: `kernel`
+// holds the kernel size of each of the `spatial` dims, `row` describes the innermost one.
+constexpr bool pool_direct_window(int p_kind, bool signed_pow, bool rescale, int64_t planes,
+                                  int spatial, const int64_t *kernel, const PoolRow &row) {
+    bool kernel_ok = false;
+    for (int k : kDirectKernels) {
+        bool all = true;
+        for (int d = 0; d < spatial; d++) all = all && kernel[d] == k;
+        kernel_ok = kernel_ok || all;
+    }
+    bool stride_ok = false;
+    for (int s : kDirectStrides0) stride_ok = stride_ok || row.stride == s;
+    const bool inside_row =
+        row.pad_begin == 0 &&
+        (row.output - 1) * row.stride + (kernel[0] - 1) * row.dilation < row.input;
+    return spatial == 2 && p_kind <= kPool4 && !signed_pow && !rescale && row.input_stride == 1 &&
+           planes >= kDirectMinPlanes && kernel_ok && stride_ok && inside_row;
 }
 
 // ---- Gradient of pooling ------------------------------------------------------------------

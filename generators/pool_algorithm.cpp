@@ -60,20 +60,25 @@ Expr fixed_kind_power(const Expr &m, const Expr &p_kind) {
     // clang-format on
 }
 
+// m^(1/p) for the kinds of a fixed p (1, 2, 3, 4; p_kind 4 and 5 give m^(1/4)); the cube
+// root is `cube_root_of_m`.
+Expr fixed_kind_root(const Expr &m, const Expr &p_kind, const Expr &cube_root_of_m) {
+    // One (condition, value) pair per line.
+    // clang-format off
+    return select(p_kind == abi::kPool1, m,
+                  p_kind == abi::kPool2, sqrt(m),
+                  p_kind == abi::kPool3, cube_root_of_m,
+                  sqrt(sqrt(m)));
+    // clang-format on
+}
+
 // |v|^e for the kinds' fixed exponents (1, 2, 3, 4), products for other integer p, or pow,
 // for finite m >= 0. `root` selects 1/p instead of p; the cube root is `cube_root_of_m`.
 Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root, bool wide,
                      const Expr &cube_root_of_m) {
     if (root) {
-        // One (condition, value) pair per line.
-        // clang-format off
-        return select(p_kind == abi::kPool1, m,
-                      p_kind == abi::kPool2, sqrt(m),
-                      p_kind == abi::kPool3, cube_root_of_m,
-                      p_kind == abi::kPool4, sqrt(sqrt(m)),
-                      p_kind == abi::kPoolInt, integer_root(m, p, wide),
-                      general_root(m, p));
-        // clang-format on
+        return select(p_kind == abi::kPoolInt, integer_root(m, p, wide), p_kind == abi::kPoolP,
+                      general_root(m, p), fixed_kind_root(m, p_kind, cube_root_of_m));
     }
     return select(p_kind == abi::kPoolInt, integer_power(m, p), p_kind == abi::kPoolP,
                   pow(m, cast(m.type(), p)), fixed_kind_power(m, p_kind));
@@ -168,6 +173,20 @@ RDom taps_of_dim0(const PoolWindow &w) {
     Expr first = first_tap_inside(last_start, 0, w);
     Expr end = end_tap_inside(first_start, 0, w);
     return RDom(first, max(end - first, 0), "tap0");
+}
+
+// The cube root of |total| in a stage of its own, inlined, called at `args`: for float32
+// outside the norm's strict_float (which applies to the expressions of its own definition
+// only), so that its products and adds fuse. With the guards it no longer needs,
+// [8,256,28,28] 3x3 s1 pad 1 p = 3 took 0.88 against 1.05 ms (Zen 4, AVX-512). float64 keeps
+// it strict: the simplifier rewrites r + r t as r (t + 1), whose 4/3 an OpenCL compiler rounds
+// to float (float_math.cpp).
+Expr cube_root_stage(const Expr &total, const std::vector<Expr> &args) {
+    Func cube_root_of_total("cube_root_of_total");
+    const Expr root_of_magnitude = cube_root(magnitude(total));
+    cube_root_of_total(args) =
+        total.type().bits() == 32 ? root_of_magnitude : strict_float(root_of_magnitude);
+    return cube_root_of_total(args);
 }
 
 std::vector<Expr> kind_conditions(const Expr &p_kind) {
@@ -312,23 +331,63 @@ PoolStages define_pool(const Func &input, int spatial, const PoolWindow &window,
     }
     total = select(rescale != 0, total * (kernel_size / inside), total);
 
-    // The cube root of |total| in a stage of its own, inlined: for float32 outside the norm's
-    // strict_float (which applies to the expressions of its own definition only), so that its
-    // products and adds fuse. With the guards it no longer needs, [8,256,28,28] 3x3 s1 pad 1
-    // p = 3 took 0.88 against 1.05 ms (Zen 4, AVX-512). float64 keeps it strict: the simplifier
-    // rewrites r + r t as r (t + 1), whose 4/3 an OpenCL compiler rounds to float
-    // (float_math.cpp).
-    Func cube_root_of_total("cube_root_of_total");
-    const Expr root_of_magnitude = cube_root(magnitude(total));
-    cube_root_of_total(args) =
-        ct.bits() == 32 ? root_of_magnitude : strict_float(root_of_magnitude);
-    const Expr root3 = cube_root_of_total(args);
+    const Expr root3 = cube_root_stage(total, args);
     s.norm = Func("norm");
     s.norm(args) =
         strict_float(select(s.signed_pow, signed_power(total, p_kind, p, true, wide, root3),
                             guarded_power(total, p_kind, p, true, wide, root3)));
     s.out = output;
     s.out(args) = to_output(s.norm(args), output_type);
+    return s;
+}
+
+PoolDirectStages define_pool_direct(const Func &input, int spatial, const PoolWindow &window,
+                                    Func output, const Type &output_type, const Expr &p_kind) {
+    PoolDirectStages s;
+    s.window = window;
+    s.compute_type = pool_compute_type(input.type());
+    for (int d = 0; d < spatial; d++) {
+        s.vars.emplace_back("s" + std::to_string(d));
+    }
+    s.vars.emplace_back("c");
+    s.vars.emplace_back("n");
+    for (int k = abi::kPool1; k <= abi::kPool4; k++) {
+        s.kind_conditions.push_back(p_kind == k);
+    }
+    std::vector<Expr> args(s.vars.begin(), s.vars.end());
+    const Type ct = s.compute_type;
+
+    // |x|^p, read along dim 0 as 0 outside the input: a select per tap, likely inside, so
+    // that the loop along the row is cut into border and interior parts and the interior
+    // reads with no condition. Along the outer dims the taps outside the input are left out
+    // (the RDom's predicate, one branch per tap and row; the clamp keeps bounds inference in
+    // the input, and is a no-op where a tap is taken).
+    Func term("direct_term");
+    term(args) = strict_float(fixed_kind_power(magnitude(cast(ct, input(args))), p_kind));
+    const Func zeroed = zero_outside(term, 0, s.vars, window.extent[0], true);
+    Region taps;
+    for (int d = 0; d < spatial; d++) {
+        taps.emplace_back(0, window.kernel[d]);
+    }
+    s.taps = RDom(taps, "direct_taps");
+    std::vector<Expr> from = args;
+    for (int d = 0; d < spatial; d++) {
+        const Expr start = s.vars[d] * window.stride[d] - window.pad_begin[d];
+        from[d] = start + s.taps[d] * window.dilation[d];
+        if (d > 0) {
+            s.taps.where(s.taps[d] >= first_tap_inside(start, d, window) &&
+                         s.taps[d] < end_tap_inside(start, d, window));
+            from[d] = clamp(from[d], 0, window.extent[d] - 1);
+        }
+    }
+    s.sum = Func("direct_sum");
+    s.sum(args) = make_zero(ct);
+    s.sum(args) += zeroed(from);
+
+    const Expr total = s.sum(args);
+    const Expr root3 = cube_root_stage(total, args);
+    s.out = output;
+    s.out(args) = to_output(strict_float(fixed_kind_root(total, p_kind, root3)), output_type);
     return s;
 }
 

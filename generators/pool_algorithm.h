@@ -55,6 +55,18 @@ struct PoolStages {
     Halide::Type compute_type;
 };
 
+// The stages of a direct_window pipeline (kernel_abi.h, pool_direct_window()): each window
+// summed from the input, |x|^p at every tap, 0 outside the input.
+struct PoolDirectStages {
+    Halide::Func sum;               // sum(s0.., c, n): the window's sum of |x|^p, compute type
+    Halide::RDom taps;              // its update's taps, one RVar per spatial dim, innermost first
+    Halide::Func out;               // out(s0.., c, n): the root, in the output type
+    std::vector<Halide::Var> vars;  // s0.., c, n (innermost first)
+    std::vector<Halide::Expr> kind_conditions;  // p_kind == kPool1 .. kPool4, to specialise on
+    PoolWindow window;
+    Halide::Type compute_type;
+};
+
 // float16/bfloat16/float32 -> float32, float64 -> float64.
 Halide::Type pool_compute_type(const Halide::Type &input);
 
@@ -73,5 +85,11 @@ PoolStages define_pool(const Halide::Func &input, int spatial, const PoolWindow 
                        const Halide::Expr &p_kind, const Halide::Expr &p,
                        const Halide::Expr &signed_pow, const Halide::Expr &rescale,
                        bool float64_powers, const Halide::Expr &recompute_cheap_terms);
+
+// Builds the direct_window stages for the windows pool_direct_window() takes (the p_kind of
+// p = 1 to 4, the abs mode, no rescaling) and defines `output`.
+PoolDirectStages define_pool_direct(const Halide::Func &input, int spatial,
+                                    const PoolWindow &window, Halide::Func output,
+                                    const Halide::Type &output_type, const Halide::Expr &p_kind);
 
 }  // namespace lpnorm::gen

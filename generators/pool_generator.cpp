@@ -16,6 +16,9 @@ public:
     GeneratorParam<int> spatial{"spatial", 2, 1, abi::kMaxPoolSpatial};
     // 2-D only: channels in the vector lanes (kernel_abi.h, kChannelBlockMinExtent).
     GeneratorParam<bool> channel_blocks{"channel_blocks", false};
+    // 2-D only, CPU: each window summed from the input, for the windows that
+    // abi::pool_direct_window() takes.
+    GeneratorParam<bool> direct_window{"direct_window", false};
     // The root of float32 sums for integer p >= 5 refined in float64 (false where the target
     // has no float64).
     GeneratorParam<bool> float64_powers{"float64_powers", true};
@@ -48,7 +51,8 @@ public:
     void generate() {
         // Any strides, the innermost included (channels-last views); schedules specialise
         // the dense case.
-        input.dim(0).set_stride(Expr());
+        // direct_window kernels take dense rows only (abi::pool_direct_window()).
+        input.dim(0).set_stride(direct_window ? Expr(1) : Expr());
         PoolWindow window;
         for (int d = 0; d < spatial; d++) {
             window.extent.push_back(input.dim(d).extent());
@@ -66,6 +70,11 @@ public:
         }
         Func in("in");
         in(_) = input(_);
+        if (direct_window) {
+            direct_stages_ = define_pool_direct(in, spatial, window, output, output.type(), p_kind);
+            set_estimates();
+            return;
+        }
         stages_ = define_pool(
             in, spatial, window, output, output.type(), p_kind, p, signed_pow, rescale,
             float64_powers,
@@ -89,6 +98,10 @@ public:
             buffers.output_extent.push_back(output.dim(d).extent());
         }
         // The schedule reads the target from the context: only schedules/ looks at it.
+        if (direct_window) {
+            sched::schedule_pool_direct(direct_stages_, buffers, this->context(), knobs);
+            return;
+        }
         sched::schedule_pool(stages_, buffers, this->context(), knobs);
     }
 
@@ -126,6 +139,7 @@ private:
     }
 
     PoolStages stages_;
+    PoolDirectStages direct_stages_;
 };
 
 }  // namespace

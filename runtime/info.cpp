@@ -43,8 +43,12 @@ void add_variants(const char *op, std::vector<VariantInfo> *out) {
 std::string key_name(const rt::GroupedKey &key) { return rt::grouped_pattern_name(key.pattern); }
 
 std::string key_name(const rt::PoolKey &key) {
-    return std::to_string(key.spatial) +
-           (key.layout == rt::PoolLayout::channels ? "d_channels" : "d");
+    switch (key.layout) {
+    case rt::PoolLayout::channels: return std::to_string(key.spatial) + "d_channels";
+    case rt::PoolLayout::direct: return std::to_string(key.spatial) + "d_direct";
+    case rt::PoolLayout::rows: break;
+    }
+    return std::to_string(key.spatial) + "d";
 }
 
 }  // namespace

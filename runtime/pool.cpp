@@ -96,6 +96,25 @@ bool prefers_channel_blocks(const Tensor &input, const std::vector<PoolAxis> &ax
            sum_row * rows.output <= 4 * max;
 }
 
+// Whether the direct_window kernel takes this call (kernel_abi.h, pool_direct_window()).
+bool takes_direct_window(const Tensor &input, const std::vector<PoolAxis> &axes,
+                         const rt::PoolCall &call) {
+    const int spatial = static_cast<int>(axes.size());
+    int64_t kernel[abi::kMaxPoolSpatial] = {};
+    for (int d = 0; d < spatial; d++) {
+        kernel[d] = axes[size_t(d)].kernel;
+    }
+    const PoolAxis &last = axes.back();
+    const abi::PoolRow row{input.strides[input.rank - 1],
+                           last.input,
+                           last.output,
+                           last.stride,
+                           last.dilation,
+                           last.pad_begin};
+    return abi::pool_direct_window(call.p_kind, call.signed_pow, call.rescale,
+                                   input.shape[0] * input.shape[1], spatial, kernel, row);
+}
+
 rt::Shape output_shape_of(const std::vector<int64_t> &input_shape,
                           const std::vector<PoolAxis> &axes) {
     rt::Shape out;
@@ -182,12 +201,14 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     Tensor in;
     s = rt::host_input_for(backend, input, &dense_storage, &in);
     if (!s.ok()) return s;
-    const rt::PoolLayout layout =
-        !gpu && prefers_channel_blocks(in, axes) ? rt::PoolLayout::channels : rt::PoolLayout::rows;
-    if (layout == rt::PoolLayout::channels) {
-        if (const rt::PoolKernel *channels =
+    const rt::PoolLayout layout = gpu                                   ? rt::PoolLayout::rows
+                                  : prefers_channel_blocks(in, axes)    ? rt::PoolLayout::channels
+                                  : takes_direct_window(in, axes, call) ? rt::PoolLayout::direct
+                                                                        : rt::PoolLayout::rows;
+    if (layout != rt::PoolLayout::rows) {
+        if (const rt::PoolKernel *variant =
                 rt::find_kernel<rt::PoolKernel>({spatial, layout}, input.dtype, place)) {
-            call.kernel = channels;
+            call.kernel = variant;
         }
     }
     if (!gpu && input.dtype != DType::float64 && sums_can_cancel(params)) {

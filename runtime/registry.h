@@ -76,16 +76,19 @@ using ReduceKernelFn = int (*)(halide_buffer_t *input, int32_t reduce_mask, int3
 using ReduceKernel = Kernel<ReduceKernelFn, ReduceKey>;
 
 // How a CPU pooling kernel vectorises: along the rows (every rank and shape), or 2-D only
-// across a block of channels, for small planes (kernel_abi.h, kChannelBlockMinExtent).
-enum class PoolLayout { rows, channels };
+// across a block of channels, for small planes (kernel_abi.h, kChannelBlockMinExtent), or
+// 2-D only along the rows with each small window summed straight from the input
+// (kernel_abi.h, pool_direct_window()).
+enum class PoolLayout { rows, channels, direct };
+constexpr int kNumPoolLayouts = 3;
 
 // Pooling and its gradient: the spatial rank (1, 2, 3) and, for pooling, the layout.
 struct PoolKey {
     int spatial;
     PoolLayout layout = PoolLayout::rows;
-    static constexpr int kCount = 3 * 2;
+    static constexpr int kCount = 3 * kNumPoolLayouts;
     int index() const {
-        return spatial >= 1 && spatial <= 3 ? (spatial - 1) * 2 + int(layout) : -1;
+        return spatial >= 1 && spatial <= 3 ? (spatial - 1) * kNumPoolLayouts + int(layout) : -1;
     }
 };
 using PoolKernelFn = int (*)(halide_buffer_t *input, int32_t p_kind, double p, int32_t signed_pow,

@@ -36,7 +36,7 @@ Expr unrolled_window_1d(const gen::PoolWindow &window) {
 
 void schedule_pool_cpu_1d(PoolStages s, const PoolBuffers &b, const Target &target,
                           const PoolKnobs &knobs) {
-    const int lanes = pool_lanes(s, target, knobs);
+    const int lanes = pool_lanes(s.compute_type, target, knobs);
     Var s0 = s.vars[0], c = s.vars[1], n = s.vars[2];
     Var plane("plane"), task("task"), xo("xo"), xi("xi");
 

@@ -41,7 +41,8 @@ void schedule_pool_cpu_channels(PoolStages s, const PoolBuffers &b, const Target
     // At most kChannelBlockMinExtent channels a block: the width of AVX2 (float32) and of two
     // NEON vectors; AVX-512 float32 computes in half vectors, so that planes of 8 to 15
     // positions (14x14 and its 2x2 s2 output) take these kernels on every ISA.
-    const int lanes = std::min(pool_lanes(s, target, knobs), abi::kChannelBlockMinExtent);
+    const int lanes =
+        std::min(pool_lanes(s.compute_type, target, knobs), abi::kChannelBlockMinExtent);
     Var s0 = s.vars[0], s1 = s.vars[1], c = s.vars[2], n = s.vars[3];
     Var co("co"), ci("ci"), task("task"), xo("xo"), xi("xi"), txo("txo"), txi("txi");
 

@@ -36,11 +36,11 @@ namespace lpnorm::sched {
 using namespace Halide;
 using gen::PoolStages;
 
-int pool_lanes(const PoolStages &s, const Target &target, const PoolKnobs &knobs) {
+int pool_lanes(const Type &compute_type, const Target &target, const PoolKnobs &knobs) {
     // ARM64's 128-bit vectors hold half the lanes of AVX2's and its 32 registers afford two
     // per vector operation, so rows are vectorised as wide as on AVX2 (8 float32 lanes).
     const int arm_pairs = is_arm64(target) ? 2 : 1;
-    return target.natural_vector_size(s.compute_type) * arm_pairs *
+    return target.natural_vector_size(compute_type) * arm_pairs *
            std::max(1, knobs.vector_multiple);
 }
 
@@ -50,7 +50,7 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
     if (spatial < 2) {
         throw CompileError("schedule_pool_cpu: 2-D and 3-D kernels (1-D: schedule_pool_cpu_1d)");
     }
-    const int lanes = pool_lanes(s, target, knobs);
+    const int lanes = pool_lanes(s.compute_type, target, knobs);
     Var s0 = s.vars[0], c = s.vars[spatial], n = s.vars[spatial + 1];
     Var plane("plane"), strip("strip"), row("row"), task("task"), xo("xo"), xi("xi");
 

@@ -16,10 +16,15 @@ void schedule_pool_cpu_1d(gen::PoolStages stages, const PoolBuffers &buffers,
                           const Halide::Target &target, const PoolKnobs &knobs);
 void schedule_pool_cpu_channels(gen::PoolStages stages, const PoolBuffers &buffers,
                                 const Halide::Target &target, const PoolKnobs &knobs);
+// The 2-D kernels built with direct_window: each window summed from the input in
+// registers (cpu_pool_direct_schedule.cpp).
+void schedule_pool_cpu_direct(gen::PoolDirectStages stages, const PoolBuffers &buffers,
+                              const Halide::Target &target, const PoolKnobs &knobs);
 
 // The vector width of the pooling stages: the target's for the compute type, doubled on
 // ARM64 (see cpu_pool_schedule.cpp), times the vector_multiple knob.
-int pool_lanes(const gen::PoolStages &stages, const Halide::Target &target, const PoolKnobs &knobs);
+int pool_lanes(const Halide::Type &compute_type, const Halide::Target &target,
+               const PoolKnobs &knobs);
 
 // The 1-D windows whose sum the CPU schedule unrolls (for the cheap kinds on dense rows):
 // these strides, kernels of at most 4 taps. Each stride is a copy of the loop per kind;

@@ -35,4 +35,12 @@ void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
     }
 }
 
+void schedule_pool_direct(const gen::PoolDirectStages &stages, const PoolBuffers &buffers,
+                          const Halide::GeneratorContext &context, const PoolKnobs &knobs) {
+    if (context.target().has_gpu_feature()) {
+        throw Halide::CompileError("direct_window: CPU targets only");
+    }
+    schedule_pool_cpu_direct(stages, buffers, context.target(), knobs);
+}
+
 }  // namespace lpnorm::sched

@@ -36,5 +36,8 @@ Halide::Expr pool_recompute_condition(const Halide::GeneratorContext &context, b
 // Schedules `stages` for the target of the generator's `context`.
 void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
                    const Halide::GeneratorContext &context, const PoolKnobs &knobs);
+// Schedules the stages of a direct_window kernel (CPU targets only).
+void schedule_pool_direct(const gen::PoolDirectStages &stages, const PoolBuffers &buffers,
+                          const Halide::GeneratorContext &context, const PoolKnobs &knobs);
 
 }  // namespace lpnorm::sched

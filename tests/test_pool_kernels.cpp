@@ -16,6 +16,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "kernel_abi.h"
 #include "reference/pool_reference.h"
 #include "test_util.h"
 
@@ -234,15 +235,26 @@ TEST_P(PoolSweep, StridedViews) {
     EXPECT_TRUE(check_pool(y.t, params));
 }
 
-// True when this build has 2-D channel-block kernels (runtime/registry.h, PoolLayout) for
-// `dtype` on the CPU, and the CPU backend runs pooling.
-bool runs_channel_blocks(DType dtype) {
+// True when this build has the pooling variant `pattern` (runtime/registry.h, PoolLayout:
+// "2d_channels", "2d_direct") for `dtype` on the CPU, and the CPU backend runs pooling.
+bool runs_pool_variant(DType dtype, const std::string &pattern) {
     const Backend b = backend_override();
     if (b == Backend::opencl || b == Backend::cuda) return false;
     for (const VariantInfo &v : compiled_variants()) {
-        if (v.op == "pool" && v.pattern == "2d_channels" && v.dtype == dtype) return true;
+        if (v.op == "pool" && v.pattern == pattern && v.dtype == dtype) return true;
     }
     return false;
+}
+bool runs_channel_blocks(DType dtype) { return runs_pool_variant(dtype, "2d_channels"); }
+
+// NaN, +inf and -inf at every element whose index is 5, 7 and 11 past a multiple of the
+// three periods.
+void scatter_non_finite(Array *x, int nan_period, int inf_period, int neg_inf_period) {
+    for (int64_t i = 0; i < x->storage_elements; ++i) {
+        if (i % nan_period == 5) x->set_at(i, NAN);
+        if (i % inf_period == 7) x->set_at(i, HUGE_VAL);
+        if (i % neg_inf_period == 11) x->set_at(i, -HUGE_VAL);
+    }
 }
 
 // The 2-D shapes that take the channel-block kernels: at least 8 channels (11: the last block
@@ -276,13 +288,7 @@ TEST_P(PoolSweep, ChannelBlocks) {
             Array x = make_array(dtype, with_batch(2, channels, g.spatial));
             fill_random(&x, case_seed);
             for (bool specials : {false, true}) {
-                if (specials) {
-                    for (int64_t i = 0; i < x.storage_elements; ++i) {
-                        if (i % 53 == 5) x.set_at(i, NAN);
-                        if (i % 61 == 7) x.set_at(i, HUGE_VAL);
-                        if (i % 67 == 11) x.set_at(i, -HUGE_VAL);
-                    }
-                }
+                if (specials) scatter_non_finite(&x, 53, 61, 67);
                 // Non-integer p (pow in float32) is left out: on some of these inputs its error
                 // exceeds the reference's bound on every ISA, in the row kernels too (9-12 ulp
                 // near 1e-2; the open numerics issue). Its code here is the rows' expression.
@@ -309,6 +315,80 @@ TEST_P(PoolSweep, ChannelBlocks) {
             }
         }
     }
+}
+
+// The windows the direct_window kernels take (kernel_abi.h, pool_direct_window(): kernels of
+// 2 or 3 taps in every dim, a stride of 1 or 2 along the rows and every window inside the
+// row, p = 1 to 4, the abs mode, no rescaling, at least kDirectMinPlanes planes), with what
+// they may vary: outer strides, dilations, pads along the outer dims of up to the kernel's
+// span (whole rows of taps outside the input), ceil_mode; rows shorter than a vector and a few
+// vectors long. Each runs on the direct kernel (where the build has one); the same windows
+// with p = 7, the signed mode or rescaling, and windows over the rows' ends (a pad along the
+// row, or ceil_mode's last window), run on the row kernel.
+TEST_P(PoolSweep, DirectWindows) {
+    const auto [isa, dtype, spatial] = GetParam();
+    if (spatial != 2) GTEST_SKIP() << "direct windows are 2-D only";
+    if (!select_isa(isa, dtype)) GTEST_SKIP() << skip_reason_;
+    struct Case {
+        Geometry g;
+        bool inside_rows;  // every window inside the rows: the direct kernel's
+    };
+    const std::vector<Case> cases = {
+        {{{9, 35}, window({2, 2}, {3, 1}, {1, 0, 1, 0})}, true},
+        {{{6, 21}, window({3, 3}, {2, 2}, {2, 0, 2, 0}, {}, true)}, true},
+        {{{5, 50}, window({2, 2}, {1, 2}, {0, 0, 1, 0}, {3, 1})}, true},
+        {{{8, 6}, window({3, 3}, {1, 1}, {1, 0, 1, 0})}, true},
+        {{{4, 70}, window({3, 3}, {1, 2}, {2, 0, 0, 0}, {1, 3})}, true},
+        {{{4, 70}, window({3, 3}, {1, 2}, {2, 0, 0, 0}, {1, 3}, true)}, false},
+        {{{7, 40}, window({3, 3}, {1, 1}, {1, 1, 1, 1}, {2, 2})}, false},
+        {{{9, 35}, window({2, 2}, {3, 1}, {1, 0, 1, 1})}, false},
+    };
+    const bool expect_direct = runs_pool_variant(dtype, "2d_direct");
+    uint64_t seed = 120;
+    for (const auto &[g, inside_rows] : cases) {
+        const uint64_t case_seed = seed++;
+        if (skipped_under_emulation(case_seed, 2, size_t(dtype))) continue;
+        // 4 x 5 planes: at least kDirectMinPlanes, too few channels for the channel blocks.
+        Array x = make_array(dtype, with_batch(4, 5, g.spatial));
+        static_assert(4 * 5 >= abi::kDirectMinPlanes && 5 < abi::kChannelBlockMinExtent);
+        fill_random(&x, case_seed);
+        for (bool specials : {false, true}) {
+            if (specials) scatter_non_finite(&x, 41, 43, 47);
+            // (p = 7: a kind the direct kernels leave to the row kernel. Non-integer p is left
+            // out as in the ChannelBlocks sweep: the row kernel's float32 pow misses the
+            // reference's bound on some of these inputs, the open numerics issue.)
+            for (double p : {1.0, 2.0, 3.0, 4.0, 7.0}) {
+                for (PoolMode mode : {PoolMode::abs, PoolMode::signed_pow}) {
+                    for (Overhang overhang : {Overhang::sum, Overhang::rescale}) {
+                        PoolParams params = g.window;
+                        params.p = p;
+                        params.mode = mode;
+                        params.overhang = overhang;
+                        if (!check(x.t, params)) return;
+                        const bool direct = p <= 4 && mode == PoolMode::abs &&
+                                            overhang == Overhang::sum && inside_rows &&
+                                            expect_direct;
+                        const bool ran_direct =
+                            std::string(testing::last_kernel()).find("_direct_") !=
+                            std::string::npos;
+                        if (direct != ran_direct) {
+                            ADD_FAILURE()
+                                << describe_pool(x.t, params) << " ran " << testing::last_kernel();
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Too few planes: the row kernel, which cuts them into strips of rows.
+    Array few = make_array(dtype, with_batch(1, abi::kDirectMinPlanes - 1, cases[0].g.spatial));
+    fill_random(&few, 7);
+    PoolParams params = cases[0].g.window;
+    params.p = 2;
+    if (!check(few.t, params)) return;
+    EXPECT_EQ(std::string(testing::last_kernel()).find("_direct_"), std::string::npos)
+        << testing::last_kernel();
 }
 
 std::string sweep_name(const ::testing::TestParamInfo<std::tuple<Isa, DType, int>> &info) {
