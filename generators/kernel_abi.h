@@ -103,17 +103,20 @@ constexpr int kChannelBlockMinExtent = 8;
 // 2-D pooling kernels built with direct_window (the "_direct" variants, CPU) sum each window
 // straight from the input, |x|^p at every tap, with no stored term or partial sums. They have
 // the same signature and compute the same values, for the windows pool_direct_window() takes
-// only: p = 1 to 4 in the abs mode without rescaling, dense rows, a kernel of 2 or 3 taps in
-// both dims alike, a stride of 1 or 2 along the rows and every window inside the row
-// (no pad along it; any pads along the outer dims, dilations and outer strides), on at least
-// kDirectMinPlanes channel planes (N x C: a task per plane; fewer planes run on the row
-// kernels, which cut planes into strips of rows). A window over the row's ends would be read
-// by a gather per tap (a clamped index per lane): with a pad of 1, [32,64,112,112] 3x3 s1
-// took 55-65 ms against the row kernel's 17-20 (AVX2, float32, 2 threads). 3-D kernels of the
-// same form were no faster than the row kernels on [4,32,32,56,56] 2x2x2 s2 (p = 2: 4.5-5.2
-// against 4.5-5.6 ms; p = 3 10% slower) and took 37 s to generate.
-constexpr int kDirectKernels[] = {2, 3};
-constexpr int kDirectStrides0[] = {1, 2};
+// only: p = 1 to 4 in the abs mode without rescaling, dense rows, a kernel of 2 taps in both
+// dims, a stride of 2 along the rows and every window inside the row (no pad along it; any
+// pads along the outer dims, dilations and outer strides), on at least kDirectMinPlanes
+// channel planes (N x C: a task per plane; fewer planes run on the row kernels, which cut
+// planes into strips of rows). What the row kernels keep, measured on [32,64,112,112]
+// (AVX2, float32, 2 threads, medians of 15 calls, three alternating runs, direct against
+// rows): 3x3 windows, which take the power at 9 taps per output instead of once per input
+// element (s1 p = 2 20-25 against 15-17 ms; s2 p = 3 18-21 against 12-14 ms, p = 1, 2, 4
+// no faster); a stride of 1 along the rows (2x2 s1 no faster); and windows over the row's
+// ends, read by a gather per tap in the border vectors (3x3 s2 pad 1 no faster). 3-D kernels
+// of the same form were no faster than the row kernels on [4,32,32,56,56] 2x2x2 s2 (p = 2:
+// 4.5-5.2 against 4.5-5.6 ms; p = 3 10% slower) and took 37 s to generate.
+constexpr int kDirectKernels[] = {2};
+constexpr int kDirectStrides0[] = {2};
 constexpr int kDirectMinPlanes = 16;
 
 // The innermost spatial dim of a pooling call (its rows), as pool_direct_window() reads it.
