@@ -15,7 +15,10 @@
 // written by hand that sums two rows in registers was 1.4x faster. Against the row kernel,
 // lpnorm_bench, float32, 2 threads, AVX2 (Zen 3 class, 32 MiB L3), medians of 3, three
 // alternating runs: [32,64,112,112] 2x2 s2 p = 1 8.1-10.4 -> 6.0-7.3 ms, p = 2 8.2-10.5 ->
-// 6.4-7.9 ms, p = 3 12.9-15.0 -> 10.7-11.6 ms, p = 4 9.1-10.9 -> 7.0-8.5 ms.
+// 6.4-7.9 ms, p = 3 12.9-15.0 -> 10.7-11.6 ms, p = 4 9.1-10.9 -> 7.0-8.5 ms. Built for 2x2 s2
+// alone (the cut along the row then exact; kernel_abi.h says why the other windows went back to
+// the row kernels), measured the same way: p = 1 6.6-7.2 -> 5.1-5.7 ms, p = 2 6.9-7.3 -> 5.2-5.8,
+// p = 3 10.0-11.9 -> 6.8-9.1, p = 4 7.2-7.8 -> 4.8-6.4.
 #include "cpu_pool_schedule.h"
 #include "kernel_abi.h"
 
