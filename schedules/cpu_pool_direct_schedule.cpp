@@ -46,7 +46,8 @@ void schedule_pool_cpu_direct(gen::PoolDirectStages s, const PoolBuffers &b, con
     // A copy per stride along the rows: the loop along the row is cut into border and
     // interior parts here, at `out`, and one cut for strides 1 and 2 together ended the
     // interior where stride 2's ends, halfway along a row of stride 1, whose other half then
-    // read gathers ([32,64,112,112] 3x3 s1: 55-65 ms, 20-25 with a copy per stride).
+    // read gathers ([32,64,112,112] 3x3 s1 without pad: 55-60 ms, 20-25 with a copy per
+    // stride).
     auto vectors_and_kinds = [&](Stage copy, TailStrategy tail) {
         copy.split(s0, xo, xi, lanes, tail).vectorize(xi);
         for (int stride : abi::kDirectStrides0) {

@@ -346,6 +346,15 @@ TEST_P(PoolSweep, DirectWindows) {
         {{{7, 40}, window({3, 3}, {1, 1}, {1, 1, 1, 1}, {2, 2})}, false},
     };
     const bool expect_direct = runs_pool_variant(dtype, "2d_direct");
+    // Under emulation only the abs mode without rescaling, the direct kernel's: the other two
+    // run the row kernel, which the other sweeps check there (this sweep took 150 s of the
+    // ARM64 suite's test time with them).
+    const std::vector<PoolMode> modes =
+        running_emulated() ? std::vector<PoolMode>{PoolMode::abs}
+                           : std::vector<PoolMode>{PoolMode::abs, PoolMode::signed_pow};
+    const std::vector<Overhang> overhangs =
+        running_emulated() ? std::vector<Overhang>{Overhang::sum}
+                           : std::vector<Overhang>{Overhang::sum, Overhang::rescale};
     uint64_t seed = 120;
     for (const auto &[g, direct_window] : cases) {
         const uint64_t case_seed = seed++;
@@ -359,15 +368,6 @@ TEST_P(PoolSweep, DirectWindows) {
             // (p = 7: a kind the direct kernels leave to the row kernel. Non-integer p is left
             // out as in the ChannelBlocks sweep: the row kernel's float32 pow misses the
             // reference's bound on some of these inputs, the open numerics issue.)
-            // Under emulation only the abs mode without rescaling, the direct kernel's: the
-            // other two run the row kernel, which the other sweeps check there (this sweep
-            // took 150 s of the ARM64 suite's test time with them).
-            const std::vector<PoolMode> modes =
-                running_emulated() ? std::vector<PoolMode>{PoolMode::abs}
-                                   : std::vector<PoolMode>{PoolMode::abs, PoolMode::signed_pow};
-            const std::vector<Overhang> overhangs =
-                running_emulated() ? std::vector<Overhang>{Overhang::sum}
-                                   : std::vector<Overhang>{Overhang::sum, Overhang::rescale};
             for (double p : {1.0, 2.0, 3.0, 4.0, 7.0}) {
                 for (PoolMode mode : modes) {
                     for (Overhang overhang : overhangs) {
