@@ -283,6 +283,14 @@ function(lpnorm_add_pool_kernels objects_var table_var)
                                             ${LPNORM_POOL_KNOBS})
                     list(APPEND objects "${object}")
                     string(APPEND table "${row}(${spatial}, direct, ${dtype}, ${isa}, ${name})\n")
+                    # The 2-D variant of stride 1 and same-size windows over each plane's rows
+                    # laid end to end (schedules/cpu_pool_flat_schedule.cpp); hand-set knobs.
+                    set(name "lpnorm_pool_${spatial}d_flat_${dtype}_${isa}")
+                    _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
+                                            "spatial=${spatial}" "flat_plane=true"
+                                            ${LPNORM_POOL_KNOBS})
+                    list(APPEND objects "${object}")
+                    string(APPEND table "${row}(${spatial}, flat, ${dtype}, ${isa}, ${name})\n")
                 endif ()
                 if (spatial EQUAL 2)
                     # The 2-D variant with a block of channels in the vector lanes, for small

@@ -56,8 +56,8 @@ Halide::Expr lp_pow(const Halide::Expr &m, const Halide::Expr &e, bool narrow);
 // does not, with or without fused multiply-adds, so it may be left out of strict_float.
 Halide::Expr cube_root(const Halide::Expr &s);
 
-// Rounds a non-negative accumulator value to the output type: nearest for floats; for
-// integers truncation toward zero, saturated at the type's maximum.
+// Rounds a non-negative accumulator value to the output type (none where they are the same):
+// nearest for floats; for integers truncation toward zero, saturated at the type's maximum.
 Halide::Expr to_output(const Halide::Expr &v, const Halide::Type &out_t);
 
 }  // namespace lpnorm::gen

@@ -166,6 +166,44 @@ constexpr bool pool_direct_window(int p_kind, bool signed_pow, bool rescale, int
            planes >= kDirectMinPlanes && kernel_ok && stride_ok && inside_row;
 }
 
+// 2-D pooling kernels built with flat_plane (the "_flat" variants, CPU) write each plane's
+// |x|^p into a copy with zero margins and sum the windows along its rows laid end to end, so
+// that every vector is whole and reads no condition. They have the same signature and compute
+// the same values, for the windows pool_flat_window() takes only: p = 1 to 4 in the abs mode
+// without rescaling, dense rows, a stride of 1 and an output of the input's size along both
+// dims (pad_begin + pad_end = (kernel - 1) * dilation; any kernel, dilation and split of the
+// pads), a padded plane of at most kFlatMaxPlane elements (a task's stages hold two), on at
+// least kFlatMinPlanes channel planes (a task per plane). Larger planes were no faster than
+// the row kernels ([32,64,112,112] 3x3 s1 pad 1 p = 2, AVX2: schedules/cpu_pool_flat_schedule.cpp).
+constexpr int64_t kFlatMaxPlane = 64 * 64;
+constexpr int64_t kFlatMinPlanes = 16;
+
+// One spatial dim of a pooling call, as pool_flat_window() reads it.
+struct PoolFlatAxis {
+    int64_t input, output, kernel, stride, dilation;
+};
+
+// Whether the flat_plane kernels take a pooling call of `planes` channel planes whose rows
+// have an element stride of `row_stride`; `axes` holds its `spatial` dims, innermost first.
+constexpr bool pool_flat_window(int p_kind, bool signed_pow, bool rescale, int64_t planes,
+                                int spatial, int64_t row_stride, const PoolFlatAxis *axes) {
+    if (spatial != 2 || p_kind > kPool4 || signed_pow || rescale || row_stride != 1 ||
+        planes < kFlatMinPlanes) {
+        return false;
+    }
+    int64_t padded_plane = 1;
+    for (int d = 0; d < spatial; d++) {
+        const PoolFlatAxis &a = axes[d];
+        if (a.stride != 1 || a.output != a.input || a.input > kFlatMaxPlane ||
+            a.kernel > kFlatMaxPlane || a.dilation > kFlatMaxPlane) {
+            return false;
+        }
+        padded_plane *= a.input + (a.kernel - 1) * a.dilation;
+        if (padded_plane > kFlatMaxPlane) return false;
+    }
+    return true;
+}
+
 // ---- Gradient of pooling ------------------------------------------------------------------
 // Every pooling gradient kernel (one per spatial rank k) has the C signature
 //   int fn(halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy, int32_t p_kind,

@@ -405,4 +405,45 @@ PoolDirectStages define_pool_direct(const Func &input, int spatial, const PoolWi
     return s;
 }
 
+PoolFlatStages define_pool_flat(const Func &input, const PoolWindow &window, Func output,
+                                const Type &output_type, const Expr &p_kind) {
+    PoolFlatStages s;
+    s.window = window;
+    s.compute_type = pool_compute_type(input.type());
+    s.vars = {Var("s0"), Var("s1"), Var("c"), Var("n")};
+    s.flat = Var("j");
+    for (int k = abi::kPool1; k <= abi::kPool4; k++) {
+        s.kind_conditions.push_back(p_kind == k);
+    }
+    const Type ct = s.compute_type;
+    const Var x = s.vars[0], y = s.vars[1], c = s.vars[2], n = s.vars[3], j = s.flat;
+    // The padded row's length; the output's extents are the input's (stride 1, same pads).
+    const Expr row = window.extent[0] + (window.kernel[0] - 1) * window.dilation[0];
+
+    // |x|^p over the input plane, zeros over the margins.
+    s.padded = Func("flat_padded");
+    s.padded(j, c, n) = make_zero(ct);
+    s.interior = RDom(0, window.extent[0], 0, window.extent[1], "interior");
+    const RVar ix = s.interior.x, iy = s.interior.y;
+    s.padded(ix + window.pad_begin[0] + (iy + window.pad_begin[1]) * row, c, n) =
+        strict_float(fixed_kind_term(cast(ct, input(ix, iy, c, n)), p_kind));
+
+    s.taps0 = RDom(0, window.kernel[0], "flat_tap0");
+    s.rowsum = Func("flat_rowsum");
+    s.rowsum(j, c, n) = make_zero(ct);
+    s.rowsum(j, c, n) += s.padded(j + s.taps0 * window.dilation[0], c, n);
+
+    s.taps1 = RDom(0, window.kernel[1], "flat_tap1");
+    s.colsum = Func("flat_colsum");
+    s.colsum(j, c, n) = make_zero(ct);
+    s.colsum(j, c, n) += s.rowsum(j + s.taps1 * window.dilation[1] * row, c, n);
+
+    const Expr total = s.colsum(x + y * row, c, n);
+    const Expr root3 = cube_root_stage(total, {x, y, c, n});
+    s.out = output;
+    const Expr root = strict_float(fixed_kind_root(total, p_kind, root3));
+    s.out(x, y, c, n) = to_output(root, output_type);
+    return s;
+}
+
 }  // namespace lpnorm::gen

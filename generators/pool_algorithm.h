@@ -67,6 +67,27 @@ struct PoolDirectStages {
     Halide::Type compute_type;
 };
 
+// The stages of a flat_plane pipeline (kernel_abi.h, pool_flat_window()): a stride of 1 and
+// an output of the input's size along both dims. Each plane's |x|^p is written into a copy
+// with zero margins (the pads), whose rows are then read as one flat row: a window's sum
+// along dim 0 at flat position j is sum_t padded(j + t d0), along dim 1
+// sum_t rowsum(j + t d1 Wp) (Wp the padded row's length), with no condition at any tap and
+// vectors that run across the ends of the rows (the lanes past a row's end are never read).
+struct PoolFlatStages {
+    Halide::Func padded;    // padded(j, c, n): |x|^p at j = (y + pad_begin1) Wp + x + pad_begin0
+    Halide::RDom interior;  // padded's update: (x, y) over the input plane
+    Halide::Func rowsum;    // rowsum(j, c, n): the sum along dim 0 of the window starting at j
+    Halide::RDom taps0;     // rowsum's update: the taps along dim 0
+    Halide::Func colsum;    // colsum(j, c, n): the whole window's sum
+    Halide::RDom taps1;     // colsum's update: the taps along dim 1
+    Halide::Func out;       // out(s0, s1, c, n): the root of colsum(s1 Wp + s0), output type
+    Halide::Var flat;       // j
+    std::vector<Halide::Var> vars;              // s0, s1, c, n (innermost first)
+    std::vector<Halide::Expr> kind_conditions;  // p_kind == kPool1 .. kPool4, to specialise on
+    PoolWindow window;
+    Halide::Type compute_type;
+};
+
 // float16/bfloat16/float32 -> float32, float64 -> float64.
 Halide::Type pool_compute_type(const Halide::Type &input);
 
@@ -91,5 +112,11 @@ PoolStages define_pool(const Halide::Func &input, int spatial, const PoolWindow 
 PoolDirectStages define_pool_direct(const Halide::Func &input, int spatial,
                                     const PoolWindow &window, Halide::Func output,
                                     const Halide::Type &output_type, const Halide::Expr &p_kind);
+
+// Builds the flat_plane stages for the windows pool_flat_window() takes (2-D, the p_kind of
+// p = 1 to 4, the abs mode, no rescaling) and defines `output`.
+PoolFlatStages define_pool_flat(const Halide::Func &input, const PoolWindow &window,
+                                Halide::Func output, const Halide::Type &output_type,
+                                const Halide::Expr &p_kind);
 
 }  // namespace lpnorm::gen

@@ -19,6 +19,9 @@ public:
     // 2-D only, CPU: each window summed from the input, for the windows that
     // abi::pool_direct_window() takes.
     GeneratorParam<bool> direct_window{"direct_window", false};
+    // 2-D only, CPU: stride 1 and same-size windows summed along each plane's rows laid end to
+    // end, for the windows that abi::pool_flat_window() takes.
+    GeneratorParam<bool> flat_plane{"flat_plane", false};
     // The root of float32 sums for integer p >= 5 refined in float64 (false where the target
     // has no float64).
     GeneratorParam<bool> float64_powers{"float64_powers", true};
@@ -51,8 +54,8 @@ public:
     void generate() {
         // Any strides, the innermost included (channels-last views); schedules specialise
         // the dense case.
-        // direct_window kernels take dense rows only (abi::pool_direct_window()).
-        input.dim(0).set_stride(direct_window ? Expr(1) : Expr());
+        // direct_window and flat_plane kernels take dense rows only.
+        input.dim(0).set_stride(direct_window || flat_plane ? Expr(1) : Expr());
         PoolWindow window;
         for (int d = 0; d < spatial; d++) {
             window.extent.push_back(input.dim(d).extent());
@@ -70,6 +73,12 @@ public:
         }
         Func in("in");
         in(_) = input(_);
+        if (flat_plane) {
+            if (spatial != 2) throw CompileError("flat_plane: 2-D kernels only");
+            flat_stages_ = define_pool_flat(in, window, output, output.type(), p_kind);
+            set_estimates();
+            return;
+        }
         if (direct_window) {
             direct_stages_ = define_pool_direct(in, spatial, window, output, output.type(), p_kind);
             set_estimates();
@@ -98,6 +107,10 @@ public:
             buffers.output_extent.push_back(output.dim(d).extent());
         }
         // The schedule reads the target from the context: only schedules/ looks at it.
+        if (flat_plane) {
+            sched::schedule_pool_flat(flat_stages_, buffers, this->context(), knobs);
+            return;
+        }
         if (direct_window) {
             sched::schedule_pool_direct(direct_stages_, buffers, this->context(), knobs);
             return;
@@ -140,6 +153,7 @@ private:
 
     PoolStages stages_;
     PoolDirectStages direct_stages_;
+    PoolFlatStages flat_stages_;
 };
 
 }  // namespace

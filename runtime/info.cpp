@@ -46,6 +46,7 @@ std::string key_name(const rt::PoolKey &key) {
     switch (key.layout) {
     case rt::PoolLayout::channels: return std::to_string(key.spatial) + "d_channels";
     case rt::PoolLayout::direct: return std::to_string(key.spatial) + "d_direct";
+    case rt::PoolLayout::flat: return std::to_string(key.spatial) + "d_flat";
     case rt::PoolLayout::rows: break;
     }
     return std::to_string(key.spatial) + "d";

@@ -115,6 +115,24 @@ bool takes_direct_window(const Tensor &input, const std::vector<PoolAxis> &axes,
                                    input.shape[0] * input.shape[1], spatial, kernel, row);
 }
 
+// Whether the flat_plane kernel takes this call (kernel_abi.h, pool_flat_window()).
+bool takes_flat_window(const Tensor &input, const std::vector<PoolAxis> &axes,
+                       const rt::PoolCall &call) {
+    const int spatial = static_cast<int>(axes.size());
+    abi::PoolFlatAxis flat[abi::kMaxPoolSpatial] = {};
+    for (int d = 0; d < spatial; d++) {
+        const PoolAxis &a = axes[size_t(spatial - 1 - d)];  // innermost first
+        flat[d] = {a.input, a.output, a.kernel, a.stride, a.dilation};
+    }
+    // p = 3 on planes the channel-block kernels take stays with them: they take the cube root
+    // of two positions of a vector of channels at a time, with no lane past a row's end
+    // ([8,256,28,28] 3x3 s1 pad 1 flat 0.94x, [1,512,14,14] 0.89x; the other p 1.0-1.25x).
+    if (call.p_kind == abi::kPool3 && prefers_channel_blocks(input, axes)) return false;
+    return abi::pool_flat_window(call.p_kind, call.signed_pow, call.rescale,
+                                 input.shape[0] * input.shape[1], spatial,
+                                 input.strides[input.rank - 1], flat);
+}
+
 rt::Shape output_shape_of(const std::vector<int64_t> &input_shape,
                           const std::vector<PoolAxis> &axes) {
     rt::Shape out;
@@ -202,6 +220,7 @@ Status pool(const Tensor &input, const Tensor &output, const PoolParams &params)
     s = rt::host_input_for(backend, input, &dense_storage, &in);
     if (!s.ok()) return s;
     const rt::PoolLayout layout = gpu                                   ? rt::PoolLayout::rows
+                                  : takes_flat_window(in, axes, call)   ? rt::PoolLayout::flat
                                   : prefers_channel_blocks(in, axes)    ? rt::PoolLayout::channels
                                   : takes_direct_window(in, axes, call) ? rt::PoolLayout::direct
                                                                         : rt::PoolLayout::rows;

@@ -78,9 +78,10 @@ using ReduceKernel = Kernel<ReduceKernelFn, ReduceKey>;
 // How a CPU pooling kernel vectorises: along the rows (every rank and shape), or 2-D only
 // across a block of channels, for small planes (kernel_abi.h, kChannelBlockMinExtent), or
 // 2-D only along the rows with each small window summed straight from the input
-// (kernel_abi.h, pool_direct_window()).
-enum class PoolLayout { rows, channels, direct };
-constexpr int kNumPoolLayouts = 3;
+// (kernel_abi.h, pool_direct_window()), or 2-D only along each plane's rows laid end to end,
+// for stride 1 and same-size windows (kernel_abi.h, pool_flat_window()).
+enum class PoolLayout { rows, channels, direct, flat };
+constexpr int kNumPoolLayouts = 4;
 
 // Pooling and its gradient: the spatial rank (1, 2, 3) and, for pooling, the layout.
 struct PoolKey {

@@ -20,6 +20,10 @@ void schedule_pool_cpu_channels(gen::PoolStages stages, const PoolBuffers &buffe
 // registers (cpu_pool_direct_schedule.cpp).
 void schedule_pool_cpu_direct(gen::PoolDirectStages stages, const PoolBuffers &buffers,
                               const Halide::Target &target, const PoolKnobs &knobs);
+// The 2-D kernels built with flat_plane: stride 1 and same-size windows summed along each
+// plane's rows laid end to end (cpu_pool_flat_schedule.cpp).
+void schedule_pool_cpu_flat(gen::PoolFlatStages stages, const PoolBuffers &buffers,
+                            const Halide::Target &target, const PoolKnobs &knobs);
 
 // The vector width of the pooling stages: the target's for the compute type, doubled on
 // ARM64 (see cpu_pool_schedule.cpp), times the vector_multiple knob.

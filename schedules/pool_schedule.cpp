@@ -43,4 +43,12 @@ void schedule_pool_direct(const gen::PoolDirectStages &stages, const PoolBuffers
     schedule_pool_cpu_direct(stages, buffers, context.target(), knobs);
 }
 
+void schedule_pool_flat(const gen::PoolFlatStages &stages, const PoolBuffers &buffers,
+                        const Halide::GeneratorContext &context, const PoolKnobs &knobs) {
+    if (context.target().has_gpu_feature()) {
+        throw Halide::CompileError("flat_plane: CPU targets only");
+    }
+    schedule_pool_cpu_flat(stages, buffers, context.target(), knobs);
+}
+
 }  // namespace lpnorm::sched

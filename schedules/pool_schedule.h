@@ -39,5 +39,8 @@ void schedule_pool(const gen::PoolStages &stages, const PoolBuffers &buffers,
 // Schedules the stages of a direct_window kernel (CPU targets only).
 void schedule_pool_direct(const gen::PoolDirectStages &stages, const PoolBuffers &buffers,
                           const Halide::GeneratorContext &context, const PoolKnobs &knobs);
+// Schedules the stages of a flat_plane kernel (CPU targets only).
+void schedule_pool_flat(const gen::PoolFlatStages &stages, const PoolBuffers &buffers,
+                        const Halide::GeneratorContext &context, const PoolKnobs &knobs);
 
 }  // namespace lpnorm::sched

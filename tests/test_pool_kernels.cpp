@@ -146,6 +146,45 @@ protected:
 
     bool check(const Tensor &x, const PoolParams &p) { return budget_.record(check_pool(x, p)); }
 
+    // The modes and overhang rules the variant sweeps run: under emulation only the abs mode
+    // without rescaling, the variants' own (the others run the row kernels, which the other
+    // sweeps check there; DirectWindows took 150 s of the ARM64 suite's test time with them).
+    static std::vector<PoolMode> variant_modes() {
+        if (running_emulated()) return {PoolMode::abs};
+        return {PoolMode::abs, PoolMode::signed_pow};
+    }
+    static std::vector<Overhang> variant_overhangs() {
+        if (running_emulated()) return {Overhang::sum};
+        return {Overhang::sum, Overhang::rescale};
+    }
+
+    // Checks `x` pooled over `window` with each of `ps`, `modes` and `overhangs`, and that each
+    // call ran a kernel whose name holds `marker` ("_direct_", "_flat_") exactly when `takes`
+    // and p = 1 to 4 in the abs mode without rescaling. False at the first failure.
+    bool check_variant(const Tensor &x, const PoolParams &window, bool takes,
+                       const std::string &marker, const std::vector<double> &ps,
+                       const std::vector<PoolMode> &modes, const std::vector<Overhang> &overhangs) {
+        for (double p : ps) {
+            for (PoolMode mode : modes) {
+                for (Overhang overhang : overhangs) {
+                    PoolParams params = window;
+                    params.p = p;
+                    params.mode = mode;
+                    params.overhang = overhang;
+                    if (!check(x, params)) return false;
+                    const bool expected =
+                        takes && p <= 4 && mode == PoolMode::abs && overhang == Overhang::sum;
+                    const std::string kernel = testing::last_kernel();
+                    if (expected != (kernel.find(marker) != std::string::npos)) {
+                        ADD_FAILURE() << describe_pool(x, params) << " ran " << kernel;
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
     std::string skip_reason_;
     FailureBudget budget_;
 };
@@ -304,7 +343,11 @@ TEST_P(PoolSweep, ChannelBlocks) {
                             params.overhang = overhang;
                             if (!check(x.t, params)) return;
                             const std::string kernel = testing::last_kernel();
-                            if (expect_channels && kernel.find("_channels_") == std::string::npos) {
+                            // (p = 1 to 4 in the abs mode without rescaling, a stride of 1
+                            // and an output of the input's size: the flat kernels take it,
+                            // which FlatWindows checks.)
+                            if (expect_channels && kernel.find("_channels_") == std::string::npos &&
+                                kernel.find("_flat_") == std::string::npos) {
                                 ADD_FAILURE() << describe_pool(x.t, params) << " ran " << kernel
                                               << ", not a channel-block kernel";
                                 return;
@@ -346,15 +389,8 @@ TEST_P(PoolSweep, DirectWindows) {
         {{{7, 40}, window({3, 3}, {1, 1}, {1, 1, 1, 1}, {2, 2})}, false},
     };
     const bool expect_direct = runs_pool_variant(dtype, "2d_direct");
-    // Under emulation only the abs mode without rescaling, the direct kernel's: the other two
-    // run the row kernel, which the other sweeps check there (this sweep took 150 s of the
-    // ARM64 suite's test time with them).
-    const std::vector<PoolMode> modes =
-        running_emulated() ? std::vector<PoolMode>{PoolMode::abs}
-                           : std::vector<PoolMode>{PoolMode::abs, PoolMode::signed_pow};
-    const std::vector<Overhang> overhangs =
-        running_emulated() ? std::vector<Overhang>{Overhang::sum}
-                           : std::vector<Overhang>{Overhang::sum, Overhang::rescale};
+    const std::vector<PoolMode> modes = variant_modes();
+    const std::vector<Overhang> overhangs = variant_overhangs();
     uint64_t seed = 120;
     for (const auto &[g, direct_window] : cases) {
         const uint64_t case_seed = seed++;
@@ -368,27 +404,9 @@ TEST_P(PoolSweep, DirectWindows) {
             // (p = 7: a kind the direct kernels leave to the row kernel. Non-integer p is left
             // out as in the ChannelBlocks sweep: the row kernel's float32 pow misses the
             // reference's bound on some of these inputs, the open numerics issue.)
-            for (double p : {1.0, 2.0, 3.0, 4.0, 7.0}) {
-                for (PoolMode mode : modes) {
-                    for (Overhang overhang : overhangs) {
-                        PoolParams params = g.window;
-                        params.p = p;
-                        params.mode = mode;
-                        params.overhang = overhang;
-                        if (!check(x.t, params)) return;
-                        const bool direct = p <= 4 && mode == PoolMode::abs &&
-                                            overhang == Overhang::sum && direct_window &&
-                                            expect_direct;
-                        const bool ran_direct =
-                            std::string(testing::last_kernel()).find("_direct_") !=
-                            std::string::npos;
-                        if (direct != ran_direct) {
-                            ADD_FAILURE()
-                                << describe_pool(x.t, params) << " ran " << testing::last_kernel();
-                            return;
-                        }
-                    }
-                }
+            if (!check_variant(x.t, g.window, direct_window && expect_direct, "_direct_",
+                               {1.0, 2.0, 3.0, 4.0, 7.0}, modes, overhangs)) {
+                return;
             }
         }
     }
@@ -399,6 +417,72 @@ TEST_P(PoolSweep, DirectWindows) {
     params.p = 2;
     if (!check(few.t, params)) return;
     EXPECT_EQ(std::string(testing::last_kernel()).find("_direct_"), std::string::npos)
+        << testing::last_kernel();
+}
+
+// The windows the flat_plane kernels take (kernel_abi.h, pool_flat_window(): a stride of 1
+// and an output of the input's size along both dims, p = 1 to 4, the abs mode, no rescaling,
+// at least kFlatMinPlanes planes, a padded plane of at most kFlatMaxPlane elements), with what
+// they may vary: any kernel (the unrolled 2 and 3, and others) and dilation, pads split
+// unevenly or on one side only (auto_pad same_upper); rows shorter than a vector, of one to two
+// vectors and longer (the paths of the output's vectors). Each runs on the flat kernel (where
+// the build has one); the same windows with p = 7, the signed mode or rescaling, and the
+// windows it leaves to other kernels (a stride of 2, an output smaller than the input, a plane
+// over kFlatMaxPlane), do not.
+TEST_P(PoolSweep, FlatWindows) {
+    const auto [isa, dtype, spatial] = GetParam();
+    if (spatial != 2) GTEST_SKIP() << "flat windows are 2-D only";
+    if (!select_isa(isa, dtype)) GTEST_SKIP() << skip_reason_;
+    struct Case {
+        Geometry g;
+        bool flat_window;  // a window the flat kernel takes
+    };
+    const std::vector<Case> cases = {
+        {{{9, 35}, window({3, 3}, {1, 1}, {1, 1, 1, 1})}, true},
+        {{{6, 6}, window({3, 3}, {1, 1}, {1, 1, 1, 1})}, true},
+        {{{5, 12}, window({3, 3}, {1, 1}, {2, 0, 0, 2})}, true},
+        {{{7, 17}, window({2, 2}, {}, {}, {}, false, AutoPad::same_upper)}, true},
+        {{{8, 20}, window({3, 5}, {1, 1}, {2, 3, 2, 5}, {2, 2})}, true},
+        {{{11, 9}, window({4, 1}, {1, 1}, {1, 0, 2, 0})}, true},
+        {{{3, 40}, window({1, 4}, {1, 1}, {0, 3, 0, 0})}, true},
+        {{{9, 35}, window({3, 3}, {2, 1}, {1, 1, 1, 1})}, false},
+        {{{9, 35}, window({3, 3}, {1, 1}, {1, 1, 1, 0})}, false},
+        {{{70, 70}, window({3, 3}, {1, 1}, {1, 1, 1, 1})}, false},
+    };
+    const bool expect_flat = runs_pool_variant(dtype, "2d_flat");
+    const std::vector<PoolMode> modes = variant_modes();
+    const std::vector<Overhang> overhangs = variant_overhangs();
+    uint64_t seed = 140;
+    for (const auto &[g, flat_window] : cases) {
+        const uint64_t case_seed = seed++;
+        if (skipped_under_emulation(case_seed, 2, size_t(dtype))) continue;
+        // 4 x 5 planes: at least kFlatMinPlanes.
+        Array x = make_array(dtype, with_batch(4, 5, g.spatial));
+        static_assert(4 * 5 >= abi::kFlatMinPlanes && 70 * 70 > abi::kFlatMaxPlane);
+        fill_random(&x, case_seed);
+        // The windows it leaves to other kernels: p = 2 in the abs mode, once.
+        const std::vector<bool> specials_runs =
+            flat_window ? std::vector<bool>{false, true} : std::vector<bool>{false};
+        for (bool specials : specials_runs) {
+            if (specials) scatter_non_finite(&x, 41, 43, 47);
+            // (p = 7: a kind the flat kernels leave to the row kernel; non-integer p is left
+            // out as in the DirectWindows sweep.)
+            const bool takes = flat_window && expect_flat;
+            if (flat_window ? !check_variant(x.t, g.window, takes, "_flat_",
+                                             {1.0, 2.0, 3.0, 4.0, 7.0}, modes, overhangs)
+                            : !check_variant(x.t, g.window, takes, "_flat_", {2.0}, {PoolMode::abs},
+                                             {Overhang::sum})) {
+                return;
+            }
+        }
+    }
+    // Too few planes: another kernel.
+    Array few = make_array(dtype, with_batch(1, abi::kFlatMinPlanes - 1, cases[0].g.spatial));
+    fill_random(&few, 8);
+    PoolParams params = cases[0].g.window;
+    params.p = 2;
+    if (!check(few.t, params)) return;
+    EXPECT_EQ(std::string(testing::last_kernel()).find("_flat_"), std::string::npos)
         << testing::last_kernel();
 }
 
@@ -512,11 +596,12 @@ TEST(PoolSplit, RunsOfOutputsMatchTheReference) {
 
 // A shape that takes the channel-block kernel whole, split into single channels (the channel
 // stride, 96, is beyond a limit of 16): each piece has too few channels for it and runs on the
-// row kernel.
+// row kernel. (p = 7: the flat kernels would take this window with p = 1 to 4.)
 TEST(PoolSplit, ChannelBlockPiecesRunOnTheRowKernel) {
     Array x = make_array(DType::float32, {2, 16, 6, 16});
     fill_random(&x, 41);
     PoolParams params = window({3, 3}, {1, 1}, {1, 1, 1, 1});
+    params.p = 7;
     ASSERT_TRUE(check_pool(x.t, params));
     if (runs_channel_blocks(DType::float32)) {
         EXPECT_NE(std::string(testing::last_kernel()).find("_channels_"), std::string::npos)

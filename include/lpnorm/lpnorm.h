@@ -311,7 +311,7 @@ struct VariantInfo {
                           // "pool_backward"
     std::string pattern;  // reduce: "all", "inner", "outer", "middle", "general";
                           // partial: "all", "general"; pool: "1d", "2d", "2d_channels",
-                          // "2d_direct", "3d";
+                          // "2d_direct", "2d_flat", "3d";
                           // normalize and the grouped gradients: "inner", "middle";
                           // pool_backward: "1d", "2d", "3d"
     std::string reducer;  // reduce: "sum" (p in (0, inf) and p = 0) or "extreme" (p = +-inf);

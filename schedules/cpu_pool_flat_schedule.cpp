@@ -1,0 +1,100 @@
+// CPU schedule of the 2-D pooling kernels built with flat_plane
+// (generators/kernel_abi.h, pool_flat_window()): a task per channel plane, in which
+//   - |x|^p is written into a copy of the plane with zero margins (the pads), whose rows are
+//     laid end to end, after zeroing the copy;
+//   - the sums along dim 0 and then dim 1 run along that flat row of rows, whole vectors from
+//     its first element to its last, with no tail, border or condition inside a plane's rows
+//     (the lanes past the end of a row compute sums that no output reads);
+//   - the output is stored by rows, the last vector of each shifted inwards.
+// The taps of kernels of 2 and 3 are unrolled; each p kind has its own copy of the loops.
+//
+// Why: on small planes the row kernels' rows are a few vectors long with a masked tail, and
+// the channel-block kernels spend their time transposing (`perf annotate`, [8,256,28,28] 3x3
+// s1 pad 1 p = 2, AVX2, float32: the transposes in and out about 60% of the samples, read
+// element by element). Against the kernel each call took before (AVX2, float32, 2 threads,
+// medians of 41 calls of a program calling `lpnorm::pool`, the two alternating in one
+// process), flat was faster by: [8,256,28,28] 3x3 s1 pad 1 (channel blocks) p = 1, 2, 4
+// 1.19-1.35x, p = 3 0.94-1.03x; [1,512,14,14] (channel blocks) 0.98-1.10x, p = 3 0.89x;
+// [4,64,28,28] 5x5 pad 2 (channel blocks) 1.27-1.62x; [8,64,56,56] 3x3 pad 1 (rows)
+// 1.13-1.36x. Planes over kFlatMaxPlane stay on the rows: [32,64,112,112] 3x3 s1 pad 1 took
+// 13.9-15.7 ms flat against 15.0-15.4 on the rows (lpnorm_bench, two alternating runs).
+// In `perf annotate` on [8,256,28,28] p = 2 the output loop (three loads, the sqrt) holds
+// about 40% of the samples, the terms' loop (a masked load and store per row: an update's
+// RVar cannot be shifted inwards) about 25%, zeroing the copy about 10%; the copies are on the
+// stack (a heap allocation per plane took 10% of the samples).
+#include "cpu_pool_schedule.h"
+#include "kernel_abi.h"
+
+namespace lpnorm::sched {
+
+using namespace Halide;
+
+void schedule_pool_cpu_flat(gen::PoolFlatStages s, const PoolBuffers &b, const Target &target,
+                            const PoolKnobs &knobs) {
+    const int lanes = pool_lanes(s.compute_type, target, knobs);
+    const Var s0 = s.vars[0], c = s.vars[2], n = s.vars[3], j = s.flat;
+    Var plane("plane"), xo("xo"), xi("xi");
+    RVar rxo("rxo"), rxi("rxi");
+    Func out = s.out;
+    out.fuse(c, n, plane).parallel(plane);
+    // Rows of at least a vector: every vector full, the last one shifted inwards. Shorter
+    // rows: one vector, masked. A copy of the loops per p kind; the cube root's, a chain of
+    // about 20 dependent operations, takes two vectors at a time where the row holds them.
+    auto vectors_and_kinds = [&](Stage copy, TailStrategy tail, int p3_vectors) {
+        for (size_t k = 0; k < s.kind_conditions.size(); k++) {
+            const int vectors = k == size_t(abi::kPool3) ? p3_vectors : 1;
+            copy.specialize(s.kind_conditions[k])
+                .split(s0, xo, xi, lanes * vectors, tail)
+                .vectorize(xi);
+        }
+        copy.specialize_fail("lpnorm: flat_plane pooling kernels take p = 1 to 4 only");
+    };
+    // The windows the kernels compute (the algorithm assumes them): a stride of 1, an output
+    // of the input's size, the pad before within the window's span, a bounded padded plane
+    // (its copies are on the stack). Other calls fail with an error.
+    const Expr too_large = Expr(abi::kFlatMaxPlane + 1);  // an int64 constant
+    Expr padded_plane = cast<int64_t>(1);
+    for (int d = 0; d < 2; d++) {
+        const gen::PoolWindow &w = s.window;
+        const Expr span = cast<int64_t>(w.kernel[d] - 1) * w.dilation[d];
+        padded_plane *= min(cast<int64_t>(w.extent[d]) + span, too_large);
+        padded_plane = select(w.stride[d] == 1 && b.output_extent[d] == w.extent[d] &&
+                                  w.pad_begin[d] >= 0 && w.pad_begin[d] <= span,
+                              padded_plane, too_large);
+    }
+    const Expr flat_window = padded_plane < too_large;
+    vectors_and_kinds(out.specialize(flat_window && b.output_extent[0] >= 2 * lanes),
+                      TailStrategy::ShiftInwards, 2);
+    vectors_and_kinds(out.specialize(flat_window && b.output_extent[0] >= lanes),
+                      TailStrategy::ShiftInwards, 1);
+    vectors_and_kinds(out.specialize(flat_window), TailStrategy::GuardWithIf, 1);
+    out.specialize_fail("lpnorm: a window or plane the flat_plane pooling kernels lack");
+
+    // The window sums of a vector of `out`: the taps along dim 1 in one register.
+    s.colsum.compute_at(out, xo).vectorize(j, lanes, TailStrategy::RoundUp);
+    Stage taps1 = s.colsum.update().vectorize(j, lanes, TailStrategy::RoundUp);
+    // The plane's sums along dim 0, a vector at a time in a register (its taps unrolled),
+    // then stored along the flat row (the copy that colsum reads).
+    Func rowsums = s.rowsum.in(s.colsum);
+    rowsums.compute_at(out, plane)
+        .store_in(MemoryType::Stack)
+        .vectorize(j, lanes, TailStrategy::RoundUp);
+    s.rowsum.compute_at(rowsums, j).vectorize(j);
+    Stage taps0 = s.rowsum.update().vectorize(j);
+    for (int k : {2, 3}) {
+        taps0.specialize(s.window.kernel[0] == k).unroll(s.taps0);
+        taps1.specialize(s.window.kernel[1] == k).unroll(s.taps1);
+    }
+    // The padded terms: zeros, then the terms of each row of the input, stored at distinct
+    // positions (the race check cannot see that through the flat index); each row's last vector
+    // masked.
+    s.padded.compute_at(out, plane)
+        .store_in(MemoryType::Stack)
+        .vectorize(j, lanes, TailStrategy::RoundUp);
+    s.padded.update()
+        .allow_race_conditions()
+        .split(s.interior.x, rxo, rxi, lanes, TailStrategy::GuardWithIf)
+        .vectorize(rxi);
+}
+
+}  // namespace lpnorm::sched
