@@ -29,16 +29,33 @@ int blocking_axis(const Tensor &in, const Tensor &out, const SplitLimits &limits
     return -1;
 }
 
-// The kernel for one piece: a channel-block kernel needs its minimum extents (kernel_abi.h),
-// which a piece cut from a larger call may lack; it then runs on the row kernel.
+// Whether a piece cut from a larger call still fits its kernel: a channel-block kernel needs
+// its minimum extents (kernel_abi.h), a flat kernel an output of the input's size along each
+// spatial dim with the pad before within the window's span (a run of outputs cut along a
+// spatial dim has neither).
+bool piece_fits(const Tensor &input, const Tensor &output, const PoolCall &call) {
+    const int last = input.rank - 1;
+    switch (call.kernel->key.layout) {
+    case PoolLayout::channels: {
+        const int64_t min = abi::kChannelBlockMinExtent;
+        return input.shape[1] >= min && input.shape[last] >= min && output.shape[last] >= min;
+    }
+    case PoolLayout::flat:
+        for (size_t d = 0; d < call.axes.size(); d++) {
+            const PoolAxis &a = call.axes[d];
+            if (a.output != a.input || a.pad_begin > (a.kernel - 1) * a.dilation) return false;
+        }
+        return true;
+    case PoolLayout::rows:
+    case PoolLayout::direct: break;
+    }
+    return true;
+}
+
+// The kernel for one piece: its call's, or the row kernel where the piece no longer fits it.
 const PoolKernel *kernel_for_piece(const Tensor &input, const Tensor &output,
                                    const PoolCall &call) {
-    const int64_t min = abi::kChannelBlockMinExtent;
-    const int last = input.rank - 1;
-    if (call.kernel->key.layout != PoolLayout::channels ||
-        (input.shape[1] >= min && input.shape[last] >= min && output.shape[last] >= min)) {
-        return call.kernel;
-    }
+    if (piece_fits(input, output, call)) return call.kernel;
     return find_kernel<PoolKernel>({call.kernel->key.spatial}, call.kernel->dtype,
                                    {Backend::cpu, call.kernel->isa});
 }

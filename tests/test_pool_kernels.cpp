@@ -614,6 +614,24 @@ TEST(PoolSplit, ChannelBlockPiecesRunOnTheRowKernel) {
         << testing::last_kernel();
 }
 
+// A shape that takes the flat kernel whole, split into runs of output rows (each longer than
+// a piece of 4): each run's input rows outnumber its outputs, so it runs on the row kernel.
+TEST(PoolSplit, FlatRunsRunOnTheRowKernel) {
+    Array x = make_array(DType::float32, {4, 5, 12, 12});
+    fill_random(&x, 43);
+    PoolParams params = window({3, 3}, {1, 1}, {1, 1, 1, 1});
+    ASSERT_TRUE(check_pool(x.t, params));
+    if (runs_pool_variant(DType::float32, "2d_flat")) {
+        EXPECT_NE(std::string(testing::last_kernel()).find("_flat_"), std::string::npos)
+            << testing::last_kernel();
+    }
+    SplitLimitsScope limits(int64_t(1) << 30, 4);
+    ASSERT_TRUE(check_pool(x.t, params));
+    EXPECT_GT(testing::last_kernel_calls(), 1);
+    EXPECT_EQ(std::string(testing::last_kernel()).find("_flat_"), std::string::npos)
+        << testing::last_kernel();
+}
+
 TEST(PoolSplit, WindowAcrossAnUnindexableStrideIsNamed) {
     // Rows 8 elements apart with a limit of 4: a 2-row window cannot be one call.
     SplitLimitsScope limits(4, 4);
