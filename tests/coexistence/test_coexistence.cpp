@@ -54,9 +54,10 @@ protected:
     }
 };
 
-// An L2 pooling of [n, c, 32, 32] by 3x3 windows, stride 1, pads of 1: threaded (2 x 64
-// planes) and with a stored row per plane, which lpnorm's runtime allocates.
-constexpr int64_t kN = 2, kC = 64, kH = 32, kW = 32;
+// An L2 pooling of [n, c, 72, 72] by 3x3 windows, stride 1, pads of 1: threaded (2 x 64
+// planes) and with a stored row per plane, which lpnorm's runtime allocates (the planes are
+// over the flat kernels' bound of 64x64 padded, kernel_abi.h: their copies are on the stack).
+constexpr int64_t kN = 2, kC = 64, kH = 72, kW = 72;
 
 lpnorm::PoolParams l2_pool_3x3() {
     lpnorm::PoolParams params;
