@@ -124,10 +124,17 @@ bool takes_flat_window(const Tensor &input, const std::vector<PoolAxis> &axes,
         const PoolAxis &a = axes[size_t(spatial - 1 - d)];  // innermost first
         flat[d] = {a.input, a.output, a.kernel, a.stride, a.dilation};
     }
-    // p = 3 on planes the channel-block kernels take stays with them: they take the cube root
-    // of two positions of a vector of channels at a time, with no lane past a row's end
-    // ([8,256,28,28] 3x3 s1 pad 1 flat 0.94x, [1,512,14,14] 0.89x; the other p 1.0-1.25x).
-    if (call.p_kind == abi::kPool3 && prefers_channel_blocks(input, axes)) return false;
+    // p = 3 on rows shorter than two channel blocks, where the channel-block kernels apply,
+    // stays with them: they take the cube root of two positions of a vector of channels at a
+    // time, where the flat kernels' rows are one short vector. [1,512,14,14] 3x3 s1 pad 1,
+    // flat against channel blocks: Xeon AVX-512 0.083-0.095 against 0.074-0.076 ms, Zen 3
+    // AVX2 0.89x; but Xeon AVX2 1.13x faster. On longer rows flat is faster where measured
+    // but on Zen 3: [8,256,28,28] Xeon AVX-512 0.92-1.07 against 1.47-1.76 ms, AVX2 1.15x,
+    // Zen 3 AVX2 0.94x (2 threads, medians of 101 calls of `lpnorm::pool`).
+    if (call.p_kind == abi::kPool3 && prefers_channel_blocks(input, axes) &&
+        axes.back().output < 2 * abi::kChannelBlockMinExtent) {
+        return false;
+    }
     return abi::pool_flat_window(call.p_kind, call.signed_pow, call.rescale,
                                  input.shape[0] * input.shape[1], spatial,
                                  input.strides[input.rank - 1], flat);

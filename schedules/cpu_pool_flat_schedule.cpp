@@ -37,14 +37,14 @@ void schedule_pool_cpu_flat(gen::PoolFlatStages s, const PoolBuffers &b, const T
     RVar rxo("rxo"), rxi("rxi");
     Func out = s.out;
     out.fuse(c, n, plane).parallel(plane);
-    // Rows of at least a vector: every vector full, the last one shifted inwards. Shorter
-    // rows: one vector, masked. A copy of the loops per p kind; the cube root's, a chain of
-    // about 20 dependent operations, takes two vectors at a time where the row holds them.
-    auto vectors_and_kinds = [&](Stage copy, TailStrategy tail, int p3_vectors) {
+    // Rows of at least a vector: every vector full, the last one shifted inwards; rows of half
+    // a vector to a vector: half vectors, so shifted; shorter rows: one vector with its loads
+    // and stores masked. A copy of the loops per p kind; the cube root's, a chain of about 20
+    // dependent operations, takes two vectors at a time where the row holds them.
+    auto vectors_and_kinds = [&](Stage copy, TailStrategy tail, int width, int p3_width) {
         for (size_t k = 0; k < s.kind_conditions.size(); k++) {
-            const int vectors = k == size_t(abi::kPool3) ? p3_vectors : 1;
             copy.specialize(s.kind_conditions[k])
-                .split(s0, xo, xi, lanes * vectors, tail)
+                .split(s0, xo, xi, k == size_t(abi::kPool3) ? p3_width : width, tail)
                 .vectorize(xi);
         }
         copy.specialize_fail("lpnorm: flat_plane pooling kernels take p = 1 to 4 only");
@@ -63,15 +63,28 @@ void schedule_pool_cpu_flat(gen::PoolFlatStages s, const PoolBuffers &b, const T
                               padded_plane, too_large);
     }
     const Expr flat_window = padded_plane < too_large;
+    // Half vectors, the masked vector and colsum's bound below, against one vector guarded
+    // (GuardWithIf) with colsum on the heap (2 threads, medians of 101 calls of
+    // `lpnorm::pool`, float32 p = 2, 3x3 s1 pad 1): [1,512,14,14] on AVX-512 (16 lanes)
+    // 0.068-0.072 against 0.132-0.134 ms (the bound alone 0.078, the half vectors alone
+    // 0.083-0.090); [8,512,7,7] 0.38-0.39 against 0.66-0.72 ms, on AVX2 0.32-0.33 against
+    // 0.78-0.99.
     vectors_and_kinds(out.specialize(flat_window && b.output_extent[0] >= 2 * lanes),
-                      TailStrategy::ShiftInwards, 2);
+                      TailStrategy::ShiftInwards, lanes, 2 * lanes);
     vectors_and_kinds(out.specialize(flat_window && b.output_extent[0] >= lanes),
-                      TailStrategy::ShiftInwards, 1);
-    vectors_and_kinds(out.specialize(flat_window), TailStrategy::GuardWithIf, 1);
+                      TailStrategy::ShiftInwards, lanes, lanes);
+    vectors_and_kinds(out.specialize(flat_window && b.output_extent[0] >= lanes / 2),
+                      TailStrategy::ShiftInwards, lanes / 2, lanes / 2);
+    vectors_and_kinds(out.specialize(flat_window), TailStrategy::Predicate, lanes, lanes);
     out.specialize_fail("lpnorm: a window or plane the flat_plane pooling kernels lack");
 
     // The window sums of a vector of `out`: the taps along dim 1 in one register.
-    s.colsum.compute_at(out, xo).vectorize(j, lanes, TailStrategy::RoundUp);
+    // At most two vectors (p = 3's): a constant size keeps it in registers, where the masked
+    // vector's bounds would otherwise allocate it on the heap for every row (a quarter of the
+    // samples of [1,512,14,14] on AVX-512 went to malloc and free).
+    s.colsum.compute_at(out, xo)
+        .vectorize(j, lanes, TailStrategy::RoundUp)
+        .bound_storage(j, 2 * lanes);
     Stage taps1 = s.colsum.update().vectorize(j, lanes, TailStrategy::RoundUp);
     // The plane's sums along dim 0, a vector at a time in a register (its taps unrolled),
     // then stored along the flat row (the copy that colsum reads).

@@ -424,11 +424,11 @@ TEST_P(PoolSweep, DirectWindows) {
 // and an output of the input's size along both dims, p = 1 to 4, the abs mode, no rescaling,
 // at least kFlatMinPlanes planes, a padded plane of at most kFlatMaxPlane elements), with what
 // they may vary: any kernel (the unrolled 2 and 3, and others) and dilation, pads split
-// unevenly or on one side only (auto_pad same_upper); rows shorter than a vector, of one to two
-// vectors and longer (the paths of the output's vectors). Each runs on the flat kernel (where
-// the build has one); the same windows with p = 7, the signed mode or rescaling, and the
-// windows it leaves to other kernels (a stride of 2, an output smaller than the input, a plane
-// over kFlatMaxPlane), do not.
+// unevenly or on one side only (auto_pad same_upper); rows shorter than half a vector (3),
+// shorter than a vector, of one to two vectors and longer (the paths of the output's vectors). Each
+// runs on the flat kernel (where the build has one); the same windows with p = 7, the signed mode
+// or rescaling, and the windows it leaves to other kernels (a stride of 2, an output smaller than
+// the input, a plane over kFlatMaxPlane), do not.
 TEST_P(PoolSweep, FlatWindows) {
     const auto [isa, dtype, spatial] = GetParam();
     if (spatial != 2) GTEST_SKIP() << "flat windows are 2-D only";
@@ -445,6 +445,7 @@ TEST_P(PoolSweep, FlatWindows) {
         {{{8, 20}, window({3, 5}, {1, 1}, {2, 3, 2, 5}, {2, 2})}, true},
         {{{11, 9}, window({4, 1}, {1, 1}, {1, 0, 2, 0})}, true},
         {{{3, 40}, window({1, 4}, {1, 1}, {0, 3, 0, 0})}, true},
+        {{{4, 3}, window({3, 3}, {1, 1}, {1, 1, 1, 1})}, true},
         {{{9, 35}, window({3, 3}, {2, 1}, {1, 1, 1, 1})}, false},
         {{{9, 35}, window({3, 3}, {1, 1}, {1, 1, 1, 0})}, false},
         {{{70, 70}, window({3, 3}, {1, 1}, {1, 1, 1, 1})}, false},
