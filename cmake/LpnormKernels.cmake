@@ -27,6 +27,16 @@ endforeach ()
 set(LPNORM_DTYPES
     float32 float16 bfloat16 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64
     CACHE STRING "Element types to build kernels for")
+# The D3D12 library has kernels of LPNORM_ISA_DTYPES_d3d12 only (LpnormTargets.cmake): without
+# any of them in LPNORM_DTYPES there is none to build (its archive step failed on an empty list).
+set(_lpnorm_d3d12_dtypes ${LPNORM_DTYPES})
+string(REPLACE ";" "|" _lpnorm_d3d12_regex "${LPNORM_ISA_DTYPES_d3d12}")
+list(FILTER _lpnorm_d3d12_dtypes INCLUDE REGEX "^(${_lpnorm_d3d12_regex})$")
+if (LPNORM_BUILD_D3D12 AND NOT _lpnorm_d3d12_dtypes)
+    string(REPLACE ";" ", " _lpnorm_d3d12_dtypes "${LPNORM_ISA_DTYPES_d3d12}")
+    message(STATUS "No D3D12 kernels library: LPNORM_DTYPES has none of ${_lpnorm_d3d12_dtypes}")
+    set(LPNORM_BUILD_D3D12 OFF)
+endif ()
 # The floating types: the ops past the reduction have kernels for these only.
 set(LPNORM_FLOAT_DTYPES float32 float16 bfloat16 float64)
 set(LPNORM_REDUCE_PATTERNS all inner outer middle general)
@@ -369,9 +379,10 @@ lpnorm_keyed_op(reduce_backward KEYS inner middle DTYPES ${LPNORM_FLOAT_DTYPES}
                 ROW LPNORM_REDUCE_BACKWARD_KERNEL ROW_TYPE ReduceBackwardKernel
                 KEY "GroupedKey{GroupedPattern::key}"
                 KNOB_UNIT reduce_backward KNOBS LPNORM_REDUCE_BACKWARD_KNOBS INPUTS y dy GPU)
-lpnorm_keyed_op(pool_backward KEYS 1d 2d 3d DTYPES ${LPNORM_FLOAT_DTYPES}
+lpnorm_keyed_op(pool_backward KEYS 1d 2d 3d 1d_separable 2d_separable 3d_separable
+                DTYPES ${LPNORM_FLOAT_DTYPES}
                 ROW LPNORM_POOL_BACKWARD_KERNEL ROW_TYPE PoolBackwardKernel
-                KEY "PoolKey{kSpatial##key}"
+                KEY "kPoolBackward##key"
                 KNOB_UNIT pool_backward KNOBS LPNORM_POOL_BACKWARD_KNOBS INPUTS y dy)
 
 # lpnorm_add_keyed_kernels(<objects-var> <table-var> <op>)

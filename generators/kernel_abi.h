@@ -205,7 +205,8 @@ constexpr bool pool_flat_window(int p_kind, bool signed_pow, bool rescale, int64
 }
 
 // ---- Gradient of pooling ------------------------------------------------------------------
-// Every pooling gradient kernel (one per spatial rank k) has the C signature
+// Every pooling gradient kernel (two per spatial rank k: the separable kinds' below and the
+// other kinds') has the C signature
 //   int fn(halide_buffer_t *x, halide_buffer_t *y, halide_buffer_t *dy, int32_t p_kind,
 //          double p, int32_t signed_pow, int32_t rescale, int32_t kernel_0, .., kernel_2,
 //          int32_t stride_0.., int32_t dilation_0.., int32_t padded_0.., int32_t taps_0..,

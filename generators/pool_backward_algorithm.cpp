@@ -48,22 +48,18 @@ Expr taps_inside_padded(const Expr &o, int d, const PoolBackwardWindows &w) {
 }
 
 // The separable kinds' stages (pool_backward_algorithm.h); sets s.separable_value (dx in
-// s.compute_type) and returns the condition that p_kind is one of them (undefined when the input
-// type has none).
-Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, const Func &dy,
+// s.compute_type). Every input type has at least p = 1.
+void define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, const Func &dy,
                            const PoolBackwardWindows &w, const Expr &p_kind, const Expr &rescale,
                            const Expr &kernel_size) {
     const int spatial = int(s.vars.size()) - 2;
     const Type f64 = Float(64);
     const std::vector<Expr> args(s.vars.begin(), s.vars.end());
-    Expr separable;
     for (int kind = 0; kind < abi::kNumPoolKinds; kind++) {
-        if (!abi::pool_backward_separable(kind, s.input_type.bits())) continue;
-        const Expr is_kind = s.kind_conditions[kind];
-        separable = separable.defined() ? (separable || is_kind) : is_kind;
-        s.separable_kinds.push_back(is_kind);
+        if (abi::pool_backward_separable(kind, s.input_type.bits())) {
+            s.separable_kinds.push_back(s.kind_conditions[kind]);
+        }
     }
-    if (!separable.defined()) return separable;
 
     // F dy / y^(p - 1) per window, read at clamped coordinates so that any window can be asked
     // for (0 outside the output): the sums below then read dense rows without tests. The powers
@@ -144,13 +140,6 @@ Expr define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
         cast(f64, select(s.signed_pow, make_one(c), sign)));
     // clang-format on
     s.separable_value = strict_float(cast(s.compute_type, h * s.phase_sums(element)));
-    return separable;
-}
-
-}  // namespace
-
-Type pool_backward_compute_type(const Type &input) {
-    return Float(abi::pool_compute_bits(input.bits()));
 }
 
 // With y = (F S)^(1/p) over window o (S its sum of terms, F = K / n or 1), the derivative by an
@@ -162,24 +151,17 @@ Type pool_backward_compute_type(const Type &input) {
 //   p = 3:     r |r| F dy (signed: r^2 F dy); p = 4: r^3 F dy
 //   other p:   sgn(r) |r|^(p-1) F dy (signed: r^(p-1) as IEEE pow), by products for integer p
 // A window whose y is 0 contributes 0 (PyTorch: NaN, from the root's infinite slope at 0), and
-// so does x = 0 for p < 1 (PyTorch: NaN or inf).
-PoolBackwardStages define_pool_backward(const Func &x, const Func &y, const Func &dy, int spatial,
-                                        const PoolBackwardWindows &w, Func output,
-                                        const Type &output_type, const Expr &p_kind, const Expr &p,
-                                        const Expr &signed_pow, const Expr &rescale) {
-    PoolBackwardStages s;
-    s.input_type = x.type();
-    s.compute_type = pool_backward_compute_type(s.input_type);
-    s.signed_pow = signed_pow != 0;
-    s.rescale = rescale != 0;
-    for (int k = 0; k < abi::kNumPoolKinds; k++) {
-        s.kind_conditions.push_back(p_kind == k);
+// so does x = 0 for p < 1 (PyTorch: NaN or inf). The per-window kinds' stages
+// (pool_backward_algorithm.h): sets s.coefficients and s.sum, for the kinds the separable sums
+// do not take.
+void define_window_sums(PoolBackwardStages &s, const Func &x, const Func &y, const Func &dy,
+                        const PoolBackwardWindows &w, const Expr &p_kind, const Expr &p,
+                        const Expr &rescale, const Expr &kernel_size) {
+    const int spatial = int(s.vars.size()) - 2;
+    for (int kind = 0; kind < abi::kNumPoolKinds; kind++) {
+        if (!abi::pool_backward_separable(kind, s.input_type.bits()))
+            s.general_kinds.push_back(kind);
     }
-    for (int d = 0; d < spatial; d++) {
-        s.vars.emplace_back("s" + std::to_string(d));
-    }
-    s.vars.emplace_back("c");
-    s.vars.emplace_back("n");
     const std::vector<Expr> args(s.vars.begin(), s.vars.end());
     const Type c = s.compute_type;
     const Expr zero = make_zero(c), one = make_one(c);
@@ -191,17 +173,9 @@ PoolBackwardStages define_pool_backward(const Func &x, const Func &y, const Func
     clamped[0] = clamp(likely(args[0]), 0, w.output_extent[0] - 1);
     const Expr norm = cast(c, y(clamped)), grad = cast(c, dy(clamped));
     const Expr norm_zero = magnitude_bits(norm) == 0;
-    // The taps inside input + pads of window o, a product over the dims of counts that each
-    // depend on o's coordinate along that dim only: one integer division per row and column
-    // (per window, they were a scalar division per lane).
-    Expr kernel_size = one, inside = one;
+    Expr inside = one;
     for (int d = 0; d < spatial; d++) {
-        Var o("o");
-        Func count("inside" + std::to_string(d));
-        count(o) = cast(c, taps_inside_padded(o, d, w));
-        s.inside.push_back(count);
-        kernel_size *= cast(c, w.kernel[d]);
-        inside *= count(clamped[d]);
+        inside *= s.inside[size_t(d)](clamped[d]);
     }
     const Expr factor = select(rescale != 0, kernel_size / inside, one);
     const Expr smallest_normal_bits = make_const(UInt(c.bits()), uint64_t(1) << mantissa_bits(c));
@@ -247,13 +221,56 @@ PoolBackwardStages define_pool_backward(const Func &x, const Func &y, const Func
     s.sum = Func("sum");
     s.sum(args) = zero;
     s.sum(args) += strict_float(select(inside_output, slope * s.coefficients(at)[2], zero));
+}
 
-    // p = 1 to 4 (kernel_abi.h): the windows' factors summed one dim at a time instead.
-    const Expr separable = define_separable_sums(s, x, y, dy, w, p_kind, rescale, kernel_size);
-    const Expr dx =
-        separable.defined() ? select(separable, s.separable_value, s.sum(args)) : s.sum(args);
+}  // namespace
+
+Type pool_backward_compute_type(const Type &input) {
+    return Float(abi::pool_compute_bits(input.bits()));
+}
+
+// Two pipelines per rank: the separable kinds' or the per-window kinds'.
+PoolBackwardStages define_pool_backward(const Func &x, const Func &y, const Func &dy, int spatial,
+                                        bool separable, const PoolBackwardWindows &w, Func output,
+                                        const Type &output_type, const Expr &p_kind, const Expr &p,
+                                        const Expr &signed_pow, const Expr &rescale) {
+    PoolBackwardStages s;
+    s.input_type = x.type();
+    s.compute_type = pool_backward_compute_type(s.input_type);
+    s.signed_pow = signed_pow != 0;
+    s.rescale = rescale != 0;
+    for (int k = 0; k < abi::kNumPoolKinds; k++) {
+        s.kind_conditions.push_back(p_kind == k);
+    }
+    for (int d = 0; d < spatial; d++) {
+        s.vars.emplace_back("s" + std::to_string(d));
+    }
+    s.vars.emplace_back("c");
+    s.vars.emplace_back("n");
+    const Type c = s.compute_type;
+    const Expr one = make_one(c);
+
+    // The taps inside input + pads of window o, a product over the dims of counts that each
+    // depend on o's coordinate along that dim only: one integer division per row and column
+    // (per window, they were a scalar division per lane).
+    Expr kernel_size = one;
+    for (int d = 0; d < spatial; d++) {
+        Var o("o");
+        Func count("inside" + std::to_string(d));
+        count(o) = cast(c, taps_inside_padded(o, d, w));
+        s.inside.push_back(count);
+        kernel_size *= cast(c, w.kernel[d]);
+    }
+    Expr dx;
+    if (separable) {  // p = 1 to 4 (kernel_abi.h): the windows' factors summed one dim at a time
+        define_separable_sums(s, x, y, dy, w, p_kind, rescale, kernel_size);
+        dx = s.separable_value;
+    } else {
+        define_window_sums(s, x, y, dy, w, p_kind, p, rescale, kernel_size);
+        dx = s.sum(s.vars);
+    }
     s.out = output;
-    s.out(args) =
+    s.out(s.vars) =
         output_type.bits() == 16 ? to_output(dx, output_type) : strict_float(cast(output_type, dx));
     return s;
 }

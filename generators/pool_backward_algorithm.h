@@ -20,15 +20,22 @@ struct PoolBackwardWindows {
     std::vector<Halide::Expr> output_extent;
 };
 
-// The stages of one pooling gradient pipeline, handed to schedules/.
+// The stages of one pooling gradient pipeline, handed to schedules/. A pipeline takes either
+// the separable kinds (kernel_abi.h, pool_backward_separable) or the others, the per-window
+// kinds: two kernels per rank. (One kernel with both compiled in 71 s for 3-D float32 on AVX2,
+// 16 of its 22 s of lowering in Halide's checks of the inputs' bounds over every copy of both
+// kinds' loops; the two apart compile in 22 + 10 s.)
 struct PoolBackwardStages {
-    // coefficients(o.., c, n): Tuple(lift, 1 / (y lift), dy F) per window o, F = K / n for the
-    // rescaled overhang (else 1); 0, 0 where y = 0. lift is a power of two that makes a
-    // subnormal y normal (1 otherwise).
-    Halide::Func coefficients;
     // inside[d](o): the taps of window coordinate o along dim d inside input + pads.
     std::vector<Halide::Func> inside;
-    Halide::Func sum;  // sum(s.., c, n): the windows' contributions, compute type
+    // The per-window kinds (each p_kind of general_kinds):
+    //   coefficients(o.., c, n): Tuple(lift, 1 / (y lift), dy F) per window o, F = K / n for
+    //     the rescaled overhang (else 1); 0, 0 where y = 0. lift is a power of two that makes a
+    //     subnormal y normal (1 otherwise).
+    //   sum(s.., c, n): the windows' contributions, compute type.
+    std::vector<int> general_kinds;
+    Halide::Func coefficients;
+    Halide::Func sum;
     Halide::RDom windows;
     // The separable kinds (kernel_abi.h, pool_backward_separable), where dx = h(x) S with S a sum
     // of per-window factors, taken in float64 one spatial dim at a time, outermost first:
@@ -58,9 +65,10 @@ struct PoolBackwardStages {
 Halide::Type pool_backward_compute_type(const Halide::Type &input);
 
 // Builds the stages for x (the call's view of the forward's input), y (the forward's output)
-// and dy (its gradient), each over `spatial` + 2 dims, and defines `output` (dx over x's view).
+// and dy (its gradient), each over `spatial` + 2 dims, and defines `output` (dx over x's view),
+// for the separable kinds or for the others.
 PoolBackwardStages define_pool_backward(const Halide::Func &x, const Halide::Func &y,
-                                        const Halide::Func &dy, int spatial,
+                                        const Halide::Func &dy, int spatial, bool separable,
                                         const PoolBackwardWindows &w, Halide::Func output,
                                         const Halide::Type &output_type, const Halide::Expr &p_kind,
                                         const Halide::Expr &p, const Halide::Expr &signed_pow,

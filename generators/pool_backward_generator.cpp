@@ -1,6 +1,7 @@
-// Pooling gradient generators: one per spatial rank (kernel_abi.h). Each declares its buffers,
-// window inputs and knobs, builds the algorithm with define_pool_backward(), and hands the
-// stages to schedules/.
+// Pooling gradient generators: two per spatial rank (kernel_abi.h), pool_backward_<rank>d for
+// the per-window kinds and pool_backward_<rank>d_separable for the separable ones
+// (pool_backward_algorithm.h). Each declares its buffers, window inputs and knobs, builds the
+// algorithm with define_pool_backward(), and hands the stages to schedules/.
 #include "Halide.h"
 #include "kernel_abi.h"
 #include "pool_backward_algorithm.h"
@@ -11,8 +12,8 @@ namespace {
 
 using namespace Halide;
 
-template <typename Self, int Spatial>
-class PoolBackwardGenerator : public Generator<Self> {
+template <int Spatial, bool Separable>
+class PoolBackwardGenerator : public Generator<PoolBackwardGenerator<Spatial, Separable>> {
 public:
 #define LPNORM_KNOB(name, default_value, min, max, scale, meaning)                                 \
     GeneratorParam<int> name{#name, default_value, min, max};
@@ -57,8 +58,8 @@ public:
             w.output_extent.push_back(y.dim(d).extent());
         }
         Func out("dx");
-        stages_ = define_pool_backward(x, y, dy, Spatial, w, out, dx.type(), p_kind, p, signed_pow,
-                                       rescale);
+        stages_ = define_pool_backward(x, y, dy, Spatial, Separable, w, out, dx.type(), p_kind, p,
+                                       signed_pow, rescale);
         dx = stages_.out;
         dx.dim(0).set_stride(Expr());  // the phases of a stride along dim 0 write every s-th
         set_estimates();
@@ -82,7 +83,9 @@ public:
 private:
     // The bench's case of each rank (bench/README.md), p = 2, stride 1 along each dim.
     void set_estimates() {
-        const std::vector<int> &in = Self::kEstimateExtents;
+        const std::vector<int> in = Spatial == 1   ? std::vector<int>{8192, 64, 32}
+                                    : Spatial == 2 ? std::vector<int>{112, 112, 64, 32}
+                                                   : std::vector<int>{56, 56, 32, 32, 4};
         Region region;
         for (int d = 0; d < Spatial + 2; d++) {
             region.emplace_back(0, in[d]);
@@ -110,18 +113,12 @@ private:
     PoolBackwardStages stages_;
 };
 
-class PoolBackward1d : public PoolBackwardGenerator<PoolBackward1d, 1> {
-public:
-    inline static const std::vector<int> kEstimateExtents = {8192, 64, 32};
-};
-class PoolBackward2d : public PoolBackwardGenerator<PoolBackward2d, 2> {
-public:
-    inline static const std::vector<int> kEstimateExtents = {112, 112, 64, 32};
-};
-class PoolBackward3d : public PoolBackwardGenerator<PoolBackward3d, 3> {
-public:
-    inline static const std::vector<int> kEstimateExtents = {56, 56, 32, 32, 4};
-};
+using PoolBackward1d = PoolBackwardGenerator<1, false>;
+using PoolBackward2d = PoolBackwardGenerator<2, false>;
+using PoolBackward3d = PoolBackwardGenerator<3, false>;
+using PoolBackward1dSeparable = PoolBackwardGenerator<1, true>;
+using PoolBackward2dSeparable = PoolBackwardGenerator<2, true>;
+using PoolBackward3dSeparable = PoolBackwardGenerator<3, true>;
 
 }  // namespace
 }  // namespace lpnorm::gen
@@ -129,3 +126,6 @@ public:
 HALIDE_REGISTER_GENERATOR(lpnorm::gen::PoolBackward1d, pool_backward_1d)
 HALIDE_REGISTER_GENERATOR(lpnorm::gen::PoolBackward2d, pool_backward_2d)
 HALIDE_REGISTER_GENERATOR(lpnorm::gen::PoolBackward3d, pool_backward_3d)
+HALIDE_REGISTER_GENERATOR(lpnorm::gen::PoolBackward1dSeparable, pool_backward_1d_separable)
+HALIDE_REGISTER_GENERATOR(lpnorm::gen::PoolBackward2dSeparable, pool_backward_2d_separable)
+HALIDE_REGISTER_GENERATOR(lpnorm::gen::PoolBackward3dSeparable, pool_backward_3d_separable)

@@ -29,6 +29,7 @@ namespace {
 
 std::string key_name(const rt::GroupedKey &key);
 std::string key_name(const rt::PoolKey &key);
+std::string key_name(const rt::PoolBackwardKey &key);
 
 // One VariantInfo per kernel of `Row`'s table, in its order: `op`, the name of its key,
 // reducer "sum".
@@ -50,6 +51,10 @@ std::string key_name(const rt::PoolKey &key) {
     case rt::PoolLayout::rows: break;
     }
     return std::to_string(key.spatial) + "d";
+}
+
+std::string key_name(const rt::PoolBackwardKey &key) {
+    return std::to_string(key.spatial) + (key.separable ? "d_separable" : "d");
 }
 
 }  // namespace

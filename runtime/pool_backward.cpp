@@ -150,16 +150,20 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
         }
     }
     const rt::Place place{Backend::cpu, active_isa()};  // host tensors only
+    Call call;
+    call.p_kind = abi::pool_kind(params.p);
+    const bool separable =
+        abi::pool_backward_separable(call.p_kind, int(dtype_size(input.dtype)) * 8);
     const rt::PoolBackwardKernel *kernel =
-        rt::find_kernel<rt::PoolBackwardKernel>({spatial}, input.dtype, place);
+        rt::find_kernel<rt::PoolBackwardKernel>({spatial, separable}, input.dtype, place);
     if (kernel == nullptr) {
         return Status(ErrorCode::unsupported,
                       "no " + std::to_string(spatial) + "-D pooling gradient kernel for dtype " +
-                          dtype_name(input.dtype) + rt::place_phrase(place) + " in this build");
+                          dtype_name(input.dtype) + rt::place_phrase(place) + " in this build (" +
+                          std::to_string(spatial) + (separable ? "d_separable" : "d") +
+                          ", the kernel of p = " + rt::format_number(params.p) + ")");
     }
-    Call call;
     call.kernel = kernel;
-    call.p_kind = abi::pool_kind(params.p);
     call.p = params.p;
     call.signed_pow = params.mode == PoolMode::signed_pow;
     call.rescale = params.overhang == Overhang::rescale;
@@ -183,8 +187,6 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
 
     // The dims the kernel takes whole (kernel_abi.h), and every combination of the other dims'
     // phases, one call each.
-    const bool separable =
-        abi::pool_backward_separable(call.p_kind, int(dtype_size(input.dtype)) * 8);
     bool phased[abi::kMaxPoolSpatial] = {false, false, false};
     int64_t phases = 1;
     for (int d = 0; d < spatial; d++) {

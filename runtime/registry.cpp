@@ -20,8 +20,10 @@ constexpr Fn checked(Generated entry_point) {
 }
 
 // Each table starts with a null row, so that none is empty in a build without its dtypes.
-// The pooling gradient's keys (1d, 2d, 3d) are spatial ranks.
-constexpr int kSpatial1d = 1, kSpatial2d = 2, kSpatial3d = 3;
+// The pooling gradient's keys: the spatial rank, then _separable for the separable kinds.
+constexpr PoolBackwardKey kPoolBackward1d{1}, kPoolBackward2d{2}, kPoolBackward3d{3},
+    kPoolBackward1d_separable{1, true}, kPoolBackward2d_separable{2, true},
+    kPoolBackward3d_separable{3, true};
 
 // Reduction and pooling rows share one generated file.
 #define LPNORM_REDUCE_ROW(pattern, reducer, partial, dtype, isa, backend, symbol)                  \

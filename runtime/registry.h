@@ -83,7 +83,7 @@ using ReduceKernel = Kernel<ReduceKernelFn, ReduceKey>;
 enum class PoolLayout { rows, channels, direct, flat };
 constexpr int kNumPoolLayouts = 4;
 
-// Pooling and its gradient: the spatial rank (1, 2, 3) and, for pooling, the layout.
+// Pooling: the spatial rank (1, 2, 3) and the layout.
 struct PoolKey {
     int spatial;
     PoolLayout layout = PoolLayout::rows;
@@ -135,7 +135,15 @@ using PoolBackwardKernelFn = int (*)(
     int32_t taps_1, int32_t taps_2, int32_t first_window_0, int32_t first_window_1,
     int32_t first_window_2, int32_t window_step_0, int32_t window_step_1, int32_t window_step_2,
     int32_t window_stride_0, int32_t window_stride_1, int32_t window_stride_2, halide_buffer_t *dx);
-using PoolBackwardKernel = Kernel<PoolBackwardKernelFn, PoolKey>;  // rows layout only (CPU)
+// The pooling gradient: the spatial rank (1, 2, 3) and whether the kernel takes the separable
+// kinds (kernel_abi.h, pool_backward_separable) or the others. CPU only.
+struct PoolBackwardKey {
+    int spatial;
+    bool separable = false;
+    static constexpr int kCount = 3 * 2;
+    int index() const { return spatial >= 1 && spatial <= 3 ? (spatial - 1) * 2 + separable : -1; }
+};
+using PoolBackwardKernel = Kernel<PoolBackwardKernelFn, PoolBackwardKey>;
 
 // True when at least one kernel was compiled for GPU `backend`.
 bool backend_compiled(Backend backend);

@@ -91,6 +91,18 @@ void schedule_pool_backward(const PoolBackwardStages &stages, const PoolBackward
     const int width = lanes * knobs.vector_multiple;
     const int separable_width = lanes * knobs.separable_vector_multiple;
     out.parallel(task);
+    if (s.sum.defined() && spatial >= 2) {
+        // The per-window kinds test the windows' rows and planes against the output's bounds
+        // per row, not in a loop of their own at each end of the dims above dim 0: every such
+        // loop held its copy of the window loops. Alternately, float32 p = 2.5, 3x3 s1 pad 1,
+        // AVX-512, 2 threads: [8,64,56,56] 17.6-17.9 ms either way, 3x3 s2 p = 5 12.4 against
+        // 13.0, [2,16,32,32,32] 29.2 against 28.9; the 3-D kernel compiled in 13 s, not 25.
+        std::vector<VarOrRVar> rows;
+        for (int d = 1; d < spatial; d++) {
+            rows.push_back(d == spatial - 1 ? in_task : s.vars[d]);
+        }
+        out.never_partition(rows);
+    }
     // Dense rows (unit strides) and strided ones (the phases of a stride along dim 0), each with
     // a copy per kind, `n` elements of dx per vector.
     auto vectorized = [&](Stage leaf, int n) { leaf.vectorize(s0, n, TailStrategy::GuardWithIf); };
@@ -110,9 +122,8 @@ void schedule_pool_backward(const PoolBackwardStages &stages, const PoolBackward
             }
             vectorized(layout.specialize(is_kind), separable_width);
         }
-        for (int kind = 0; kind < abi::kNumPoolKinds; kind++) {
+        for (int kind : s.general_kinds) {
             const Expr is_kind = s.kind_conditions[kind];
-            if (abi::pool_backward_separable(kind, s.input_type.bits())) continue;
             if (signed_mode_matters(kind)) {
                 vectorized(layout.specialize(is_kind && s.signed_pow), width);
                 vectorized(layout.specialize(is_kind && !s.signed_pow), width);
@@ -123,6 +134,11 @@ void schedule_pool_backward(const PoolBackwardStages &stages, const PoolBackward
         layout.specialize_fail("p_kind is not a pooling kind");
     }
 
+    // The per-window stages computed once per task keep Halide's loops per side of their
+    // boundary conditions: without them (never_partition_all), window_factors made
+    // [8,64,56,56] 3x3 s1 pad 1 p = 2 1.9-2.1 -> 2.7-3.4 ms (AVX-512, 2 threads) and
+    // coefficients p = 2.5 16.5 -> 17.6 ms, for a fifth less compile time. The counts per row
+    // and column (inside) do without: a few integers per task.
     const Var coefficients_at = spatial == 1 ? in_task : task;
     if (!s.separable_kinds.empty()) {
         // The separable kinds' per-window factors and the sums over the outer dims' windows,
@@ -144,27 +160,25 @@ void schedule_pool_backward(const PoolBackwardStages &stages, const PoolBackward
         const int n = separable_width;
         s.phase_sums.compute_at(out, s0).vectorize(s.q, n, TailStrategy::RoundUp);
         s.phase_sums.update().vectorize(s.q, n, TailStrategy::RoundUp);
-        // (Halide checks the bound in the other kinds' copies too, where a step of s0 covers
-        // `width` elements and phase_sums is not computed.)
-        s.phase_sums.bound_storage(s.q, std::max(n, width))
-            .bound_storage(s.r, abi::kMaxSeparableStride0);
+        s.phase_sums.bound_storage(s.q, n).bound_storage(s.r, abi::kMaxSeparableStride0);
         for (size_t d = 1; d < s.vars.size(); d++) {
             s.phase_sums.bound_storage(s.vars[d], 1);
         }
     }
-    s.coefficients.compute_at(out, coefficients_at).vectorize(s0, lanes, TailStrategy::GuardWithIf);
     for (Func count : s.inside) {
-        count.compute_at(out, coefficients_at);
+        count.compute_at(out, coefficients_at).never_partition_all();
     }
-    // The sums of `width` elements of dx in registers, the windows in the loops around them.
-    // The storage is bounded to that: without a constant bound, Halide allocated it on the
-    // heap per vector (malloc and free took 14% of a 3x3 call).
-    s.sum.compute_at(out, s0).vectorize(s0);
-    s.sum.update().vectorize(s0);
-    // (Halide checks the bound in the separable kinds' copies too, where a step of s0 covers
-    // both phases of a stride of 2 and `sum` is not computed.)
-    for (const Var &v : s.vars) {
-        s.sum.bound_storage(v, v.same_as(s0) ? std::max(width, 2 * separable_width) : 1);
+    if (s.sum.defined()) {
+        s.coefficients.compute_at(out, coefficients_at)
+            .vectorize(s0, lanes, TailStrategy::GuardWithIf);
+        // The sums of `width` elements of dx in registers, the windows in the loops around
+        // them. The storage is bounded to that: without a constant bound, Halide allocated it on
+        // the heap per vector (malloc and free took 14% of a 3x3 call).
+        s.sum.compute_at(out, s0).vectorize(s0);
+        s.sum.update().vectorize(s0);
+        for (const Var &v : s.vars) {
+            s.sum.bound_storage(v, v.same_as(s0) ? width : 1);
+        }
     }
 }
 

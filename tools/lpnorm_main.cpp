@@ -8,6 +8,7 @@
 //
 // On any error: exit status 1 (bad data, I/O, library error) or 2 (bad command line), exactly
 // one line "lpnorm: error: ..." on stderr, and no output file.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -128,14 +129,21 @@ void print_variants() {
     }
     std::printf("compiled variants: %zu (dtypes per kernel and ISA; %d = all)\n", variants.size(),
                 kNumDTypes);
-    std::printf("  %-7s %-11s %-8s", "op", "pattern", "reducer");
+    // Columns as wide as their longest entry.
+    int op_width = 2, pattern_width = 7;
+    for (const Row &r : rows) {
+        op_width = std::max(op_width, int(r.op.size()));
+        pattern_width = std::max(pattern_width, int(r.pattern.size()));
+    }
+    std::printf("  %-*s %-*s %-8s", op_width, "op", pattern_width, "pattern", "reducer");
     for (int i = 0; i < kIsaSlots; ++i) {
         if (isa_used[i]) std::printf(" %9s", column_name(i));
     }
     std::printf("\n");
     std::string partial;
     for (const Row &r : rows) {
-        std::printf("  %-7s %-11s %-8s", r.op.c_str(), r.pattern.c_str(), r.reducer.c_str());
+        std::printf("  %-*s %-*s %-8s", op_width, r.op.c_str(), pattern_width, r.pattern.c_str(),
+                    r.reducer.c_str());
         for (int i = 0; i < kIsaSlots; ++i) {
             if (isa_used[i]) std::printf(" %9d", r.count[i]);
             if (r.count[i] > 0 && r.count[i] < kNumDTypes) {

@@ -313,7 +313,8 @@ struct VariantInfo {
                           // partial: "all", "general"; pool: "1d", "2d", "2d_channels",
                           // "2d_direct", "2d_flat", "3d";
                           // normalize and the grouped gradients: "inner", "middle";
-                          // pool_backward: "1d", "2d", "3d"
+                          // pool_backward: "1d", "2d", "3d" and, for p = 1 to 4 (p = 1
+                          // only in float64), "1d_separable", "2d_separable", "3d_separable"
     std::string reducer;  // reduce: "sum" (p in (0, inf) and p = 0) or "extreme" (p = +-inf);
                           // pool, normalize and the gradients: "sum"
     DType dtype;
