@@ -107,7 +107,7 @@ NormalizeStages define_normalize(const Func &in, const std::vector<Var> &vars, i
     // A general p's powers in a Func of their own, so that they are not strict float and
     // narrow_pow's products and adds fuse into FMAs (strict float has none): the float32
     // forward on [4096, 1024] at p = 2.5 went from 5.1 to 3.3 ms, the gradient from 10.5 to
-    // 8.5 ms (Zen 4, docs/benchmarks.md).
+    // 8.5 ms (Zen 4).
     auto scaled_value = [&](const Expr &v) { return select(s.scaled, scale_by(v), v); };
     // General p's base: a, or b = a / a_peak for large p (to_relative is 1 otherwise, exactly).
     auto scaled_magnitude = [&](const std::vector<Expr> &at) {

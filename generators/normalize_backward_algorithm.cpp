@@ -107,9 +107,8 @@ NormalizeBackwardStages define_normalize_backward(
         // |y| = a / (d lo) for a = |x| lo hi, and the forward's base is a / a_peak (a_peak = 1
         // below the large-p threshold), so |y|^(p - 1) is its slope_base times
         // (a_peak / (d lo))^(p - 1), the latter one pow per group (libm's): the float32
-        // gradient on [1, 512, 38, 38] at p = 2.5 took two float64 powers per element before
-        // (docs/benchmarks.md). Both factors are in range wherever |y|^(p - 1) is (float32
-        // inputs: define_normalize).
+        // gradient on [1, 512, 38, 38] at p = 2.5 took two float64 powers per element before.
+        // Both factors are in range wherever |y|^(p - 1) is (float32 inputs: define_normalize).
         b.slope_scale = Func("slope_scale");
         const Expr lo_inverse = s.scale(group)[2], from_relative = s.scale(group)[4];
         b.slope_scale(group) = select(
