@@ -115,6 +115,14 @@ std::vector<double> orders() {
                               : std::vector<double>{1, 2, 3, 4, 2.5, 0.5, 7};
 }
 
+// The part of the symbol of the kernel that runs `p`: p = 1 to 4 take the rank's separable
+// kernel (p = 1 only in float64: include/lpnorm/lpnorm.h, VariantInfo), every other p the other.
+std::string kernel_of(int spatial, DType dtype, double p) {
+    const bool separable = p == 1 || (dtype != DType::float64 && (p == 2 || p == 3 || p == 4));
+    return "pool_backward_" + std::to_string(spatial) + (separable ? "d_separable_" : "d_") +
+           dtype_name(dtype) + "_";
+}
+
 class PoolBackwardSweep : public ::testing::TestWithParam<std::tuple<Isa, DType, int>> {
 protected:
     void TearDown() override { set_isa(Isa::auto_detect); }
@@ -125,13 +133,6 @@ TEST_P(PoolBackwardSweep, WindowsModesAndOrders) {
     const auto [isa, dtype, spatial] = GetParam();
     std::string why;
     if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
-    // p = 1 to 4 run the rank's separable kernel (p = 1 only in float64: include/lpnorm/lpnorm.h,
-    // VariantInfo), every other p the other one.
-    auto kernel_of = [&](double p) {
-        const bool separable = p == 1 || (dtype != DType::float64 && (p == 2 || p == 3 || p == 4));
-        return "pool_backward_" + std::to_string(spatial) + (separable ? "d_separable_" : "d_") +
-               dtype_name(dtype) + "_";
-    };
     uint64_t seed = 11;
     for (const Geometry &g : geometries(spatial)) {
         Array x = make_array(dtype, with_batch(2, 3, g.spatial));
@@ -143,15 +144,16 @@ TEST_P(PoolBackwardSweep, WindowsModesAndOrders) {
             positive.set_at(i, std::fabs(positive.at(i)));
         }
         for (double p : orders()) {
+            const std::string kernel = kernel_of(spatial, dtype, p);
             for (PoolMode mode : {PoolMode::abs, PoolMode::signed_pow}) {
                 for (Overhang overhang : {Overhang::sum, Overhang::rescale}) {
                     PoolParams params = g.window;
                     params.p = p;
                     params.mode = mode;
                     params.overhang = overhang;
-                    if (!budget_.record(check_call(x.t, params, seed++, kernel_of(p)))) return;
+                    if (!budget_.record(check_call(x.t, params, seed++, kernel))) return;
                     if (mode == PoolMode::signed_pow &&
-                        !budget_.record(check_call(positive.t, params, seed++, kernel_of(p)))) {
+                        !budget_.record(check_call(positive.t, params, seed++, kernel))) {
                         return;
                     }
                 }
