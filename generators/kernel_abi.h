@@ -105,9 +105,16 @@ constexpr int kChannelBlockMinExtent = 8;
 // the same signature and compute the same values, for the windows pool_direct_window() takes
 // only: p = 1 to 4 in the abs mode without rescaling, dense rows, a kernel of 2 taps in both
 // dims, a stride of 2 along the rows and every window inside the row (no pad along it; any
-// pads along the outer dims, dilations and outer strides), on at least kDirectMinPlanes
-// channel planes (N x C: a task per plane; fewer planes run on the row kernels, which cut
-// planes into strips of rows). What the row kernels keep, measured on [32,64,112,112]
+// pads along the outer dims, dilations and outer strides), rows of at least kDirectMinRow
+// outputs, on at least kDirectMinPlanes channel planes (N x C: a task per plane; fewer planes
+// run on the row kernels, which cut planes into strips of rows). A call whose windows leave
+// the row fails the kernel's check of the input's bounds. Shorter rows are one guarded vector
+// (half of AVX-512's) summed tap by tap: [1,512,14,14] 2x2 s2 (rows of 7) took 0.096 ms
+// against 0.053 on the row kernels (Xeon AVX-512, float32 p = 2, 2 threads); from 8 outputs
+// on, whole or half vectors beat the row and channel-block kernels (direct against channel
+// blocks, same host: [8,128,16,16] 0.050-0.056 against 0.107-0.113 ms, [8,256,28,28]
+// 0.24-0.29 against 0.65-0.85 ms; AVX2 0.068 against 0.134 and 0.31 against 0.62 ms). What
+// the row kernels keep, measured on [32,64,112,112]
 // (AVX2, float32, 2 threads, medians of 15 calls, three alternating runs, direct against
 // rows): 3x3 windows, which take the power at 9 taps per output instead of once per input
 // element (s1 p = 2 20-25 against 15-17 ms; s2 p = 3 18-21 against 12-14 ms, p = 1, 2, 4
@@ -118,6 +125,7 @@ constexpr int kChannelBlockMinExtent = 8;
 constexpr int kDirectKernels[] = {2};
 constexpr int kDirectStrides0[] = {2};
 constexpr int kDirectMinPlanes = 16;
+constexpr int kDirectMinRow = 8;
 
 // The innermost spatial dim of a pooling call (its rows), as pool_direct_window() reads it.
 struct PoolRow {
@@ -163,7 +171,8 @@ constexpr bool pool_direct_window(int p_kind, bool signed_pow, bool rescale, int
         row.pad_begin == 0 &&
         (row.output - 1) * row.stride + (kernel[0] - 1) * row.dilation < row.input;
     return spatial == 2 && p_kind <= kPool4 && !signed_pow && !rescale && row.input_stride == 1 &&
-           planes >= kDirectMinPlanes && kernel_ok && stride_ok && inside_row;
+           planes >= kDirectMinPlanes && row.output >= kDirectMinRow && kernel_ok && stride_ok &&
+           inside_row;
 }
 
 // 2-D pooling kernels built with flat_plane (the "_flat" variants, CPU) write each plane's

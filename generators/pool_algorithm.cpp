@@ -371,14 +371,13 @@ PoolDirectStages define_pool_direct(const Func &input, int spatial, const PoolWi
     std::vector<Expr> args(s.vars.begin(), s.vars.end());
     const Type ct = s.compute_type;
 
-    // |x|^p, read along dim 0 as 0 outside the input: a select per tap, likely inside, so
-    // that the loop along the row is cut into border and interior parts and the interior
-    // reads with no condition. Along the outer dims the taps outside the input are left out
-    // (the RDom's predicate, one branch per tap and row; the clamp keeps bounds inference in
-    // the input, and is a no-op where a tap is taken).
+    // |x|^p, read along dim 0 with no condition: these kernels take windows inside the rows
+    // only (kernel_abi.h), and a call whose windows leave the row fails the input's bounds
+    // check. Along the outer dims the taps outside the input are left out (the RDom's
+    // predicate, one branch per tap and row; the clamp keeps bounds inference in the input,
+    // and is a no-op where a tap is taken).
     Func term("direct_term");
     term(args) = strict_float(fixed_kind_term(cast(ct, input(args)), p_kind));
-    const Func zeroed = zero_outside(term, 0, s.vars, window.extent[0], true);
     Region taps;
     for (int d = 0; d < spatial; d++) {
         taps.emplace_back(0, window.kernel[d]);
@@ -389,14 +388,15 @@ PoolDirectStages define_pool_direct(const Func &input, int spatial, const PoolWi
         const Expr start = s.vars[d] * window.stride[d] - window.pad_begin[d];
         from[d] = start + s.taps[d] * window.dilation[d];
         if (d > 0) {
-            s.taps.where(s.taps[d] >= first_tap_inside(start, d, window) &&
-                         s.taps[d] < end_tap_inside(start, d, window));
+            // Two comparisons per tap, not first_tap_inside's divisions: the taps are
+            // unrolled, and the divisions stayed in the loop along the row.
+            s.taps.where(from[d] >= 0 && from[d] < window.extent[d]);
             from[d] = clamp(from[d], 0, window.extent[d] - 1);
         }
     }
     s.sum = Func("direct_sum");
     s.sum(args) = make_zero(ct);
-    s.sum(args) += zeroed(from);
+    s.sum(args) += term(from);
 
     const Expr total = s.sum(args);
     const Expr root3 = cube_root_stage(total, args);

@@ -4,11 +4,20 @@
 // stored. Nothing else is stored: no row of terms, no partial sums.
 //
 // A copy of the loops per stride along the rows and p kind (its power at each tap, its root),
-// and inside it per kernel size, the taps unrolled; the select that reads 0 outside the row is
-// likely inside, so the loop along it is cut into border and interior parts and the interior
-// reads with no condition (the runtime calls these kernels for windows inside the rows only:
-// the border parts read a gather per tap). Taps outside the input along the outer dim are
-// skipped by a branch per tap and row.
+// and inside it per kernel size, the taps unrolled. The row is read with no condition (the
+// windows are inside it); taps outside the input along the outer dim are skipped by two
+// comparisons per tap and row.
+//
+// Rows of half a vector and more take whole vectors, the last one shifted inwards, so that
+// no vector is guarded. Measured on the Xeon AVX-512 host (float32 p = 2, 2 threads, medians
+// of 51-101 calls of lpnorm::pool with the kernel forced, runs alternating), from the kernel
+// before (rows of fewer than 16 outputs guarded, gathers for the windows of the shifted last
+// vector, the outer taps' bounds by two divisions per tap in the loop along the row), each
+// change measured alone: [8,256,28,28] 2x2 s2 0.74-0.84 ms; half vectors, 0.76-0.84 ms (the
+// shifted vector still read gathers); the row read with no condition, 0.55-0.70 ms (`perf
+// annotate`: the divisions' integer code took most samples); comparisons, 0.25-0.29 ms.
+// [32,64,112,112] 2x2 s2 7.7-8.0 -> 4.7-5.3 ms, [8,64,56,56] 0.51-0.61 -> 0.18-0.19 ms,
+// [8,128,16,16] 0.23 -> 0.050-0.056 ms.
 //
 // Why: the row kernel's stages store and reload rows (the term, the vertical sums), and
 // `perf annotate` put 63% of its 2x2 s2 samples on the vertical sum's loads (Zen 4); a loop
@@ -19,6 +28,10 @@
 // alone (the cut along the row then exact; kernel_abi.h says why the other windows went back to
 // the row kernels), measured the same way: p = 1 6.6-7.2 -> 5.1-5.7 ms, p = 2 6.9-7.3 -> 5.2-5.8,
 // p = 3 10.0-11.9 -> 6.8-9.1, p = 4 7.2-7.8 -> 4.8-6.4.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "cpu_pool_schedule.h"
 #include "kernel_abi.h"
 
@@ -41,15 +54,11 @@ void schedule_pool_cpu_direct(gen::PoolDirectStages s, const PoolBuffers &b, con
     // the sum's buffer takes a size known only at run time, never promoted to a register.
     Var plane("plane");
     out.fuse(s.vars[spatial], s.vars[spatial + 1], plane).parallel(plane);
-    // Rows of at least a vector: every vector full (the last one shifted inwards), so that the
-    // sum is a vector of constant size, kept in a register. Shorter rows: one vector, masked.
-    // A copy per stride along the rows: the loop along the row is cut into border and
-    // interior parts here, at `out`, and one cut for strides 1 and 2 together ended the
-    // interior where stride 2's ends, halfway along a row of stride 1, whose other half then
-    // read gathers ([32,64,112,112] 3x3 s1 without pad: 55-60 ms, 20-25 with a copy per
-    // stride).
-    auto vectors_and_kinds = [&](Stage copy, TailStrategy tail) {
-        copy.split(s0, xo, xi, lanes, tail).vectorize(xi);
+    // Rows of at least a vector, or of half a vector: every vector full (the last one shifted
+    // inwards), so that the sum is a vector of constant size, kept in a register. Shorter rows
+    // (which the runtime leaves to the row kernels: kDirectMinRow): one half vector, guarded.
+    auto vectors_and_kinds = [&](Stage copy, int width, TailStrategy tail) {
+        copy.split(s0, xo, xi, width, tail).vectorize(xi);
         for (int stride : abi::kDirectStrides0) {
             Stage strided = copy.specialize(s.window.stride[0] == stride);
             for (const Expr &kind : s.kind_conditions) {
@@ -59,25 +68,37 @@ void schedule_pool_cpu_direct(gen::PoolDirectStages s, const PoolBuffers &b, con
         }
         copy.specialize_fail("lpnorm: a stride along the rows the direct_window kernels lack");
     };
-    vectors_and_kinds(out.specialize(b.output_extent[0] >= lanes), TailStrategy::ShiftInwards);
-    vectors_and_kinds(out, TailStrategy::GuardWithIf);
+    const int half = std::max(1, lanes / 2);
+    const Expr full_vectors = b.output_extent[0] >= lanes;
+    const Expr half_vectors = b.output_extent[0] >= half;
+    vectors_and_kinds(out.specialize(full_vectors), lanes, TailStrategy::ShiftInwards);
+    vectors_and_kinds(out.specialize(half_vectors), half, TailStrategy::ShiftInwards);
+    vectors_and_kinds(out, half, TailStrategy::GuardWithIf);
 
     // The window sums of a vector of `out`, in one register.
-    s.sum.compute_at(out, xo).vectorize(s0, lanes, TailStrategy::RoundUp);
-    Stage taps = s.sum.update();
-    for (int k : abi::kDirectKernels) {
-        for (int stride : abi::kDirectStrides0) {
-            Expr window = s.window.stride[0] == stride;
-            for (int d = 0; d < spatial; d++) {
-                window = window && s.window.kernel[d] == k;
-            }
-            Stage copy = taps.specialize(window).vectorize(s0, lanes, TailStrategy::RoundUp);
-            for (int d = 0; d < spatial; d++) {
-                copy.unroll(s.taps[d]);
+    s.sum.compute_at(out, xo);
+    auto sum_vectors = [&](Stage sum, Stage taps, int width, TailStrategy tail) {
+        sum.vectorize(s0, width, tail);
+        for (int k : abi::kDirectKernels) {
+            for (int stride : abi::kDirectStrides0) {
+                Expr window = s.window.stride[0] == stride;
+                for (int d = 0; d < spatial; d++) {
+                    window = window && s.window.kernel[d] == k;
+                }
+                Stage copy = taps.specialize(window).vectorize(s0, width, tail);
+                for (int d = 0; d < spatial; d++) {
+                    copy.unroll(s.taps[d]);
+                }
             }
         }
+        taps.specialize_fail("lpnorm: a window the direct_window kernels lack");
+    };
+    const std::vector<std::pair<Expr, int>> widths = {{full_vectors, lanes}, {half_vectors, half}};
+    for (const auto &[rows, width] : widths) {
+        sum_vectors(s.sum.specialize(rows), s.sum.update().specialize(rows), width,
+                    TailStrategy::RoundUp);
     }
-    taps.specialize_fail("lpnorm: a window the direct_window kernels lack");
+    sum_vectors(s.sum, s.sum.update(), half, TailStrategy::GuardWithIf);
 }
 
 }  // namespace lpnorm::sched

@@ -345,9 +345,11 @@ TEST_P(PoolSweep, ChannelBlocks) {
                             const std::string kernel = testing::last_kernel();
                             // (p = 1 to 4 in the abs mode without rescaling, a stride of 1
                             // and an output of the input's size: the flat kernels take it,
-                            // which FlatWindows checks.)
+                            // which FlatWindows checks; 2x2 s2 windows the direct kernels,
+                            // which DirectWindows checks.)
                             if (expect_channels && kernel.find("_channels_") == std::string::npos &&
-                                kernel.find("_flat_") == std::string::npos) {
+                                kernel.find("_flat_") == std::string::npos &&
+                                kernel.find("_direct_") == std::string::npos) {
                                 ADD_FAILURE() << describe_pool(x.t, params) << " ran " << kernel
                                               << ", not a channel-block kernel";
                                 return;
@@ -362,12 +364,13 @@ TEST_P(PoolSweep, ChannelBlocks) {
 
 // The windows the direct_window kernels take (kernel_abi.h, pool_direct_window(): 2x2
 // kernels, a stride of 2 along the rows and every window inside the row, p = 1 to 4, the abs
-// mode, no rescaling, at least kDirectMinPlanes planes), with what they may vary: outer
-// strides, dilations, pads along the outer dims (a row of taps outside the input), ceil_mode;
-// rows shorter than a vector and a few vectors long. Each runs on the direct kernel (where the
-// build has one); the same windows with p = 7, the signed mode or rescaling, and the windows
-// it leaves to the row kernel (3x3, a stride of 1 along the rows, a pad along the row or
-// ceil_mode's last window over the row's end), run on the row kernel.
+// mode, no rescaling, rows of at least kDirectMinRow outputs, at least kDirectMinPlanes
+// planes), with what they may vary: outer strides, dilations, pads along the outer dims (a row
+// of taps outside the input), ceil_mode; rows of half a vector to a few vectors. Each runs on
+// the direct kernel (where the build has one); the same windows with p = 7, the signed mode or
+// rescaling, and the windows it leaves to the row kernel (3x3, a stride of 1 along the rows, a
+// pad along the row, ceil_mode's last window over the row's end, shorter rows), run on the row
+// kernel.
 TEST_P(PoolSweep, DirectWindows) {
     const auto [isa, dtype, spatial] = GetParam();
     if (spatial != 2) GTEST_SKIP() << "direct windows are 2-D only";
@@ -380,7 +383,9 @@ TEST_P(PoolSweep, DirectWindows) {
         {{{9, 35}, window({2, 2}, {3, 2}, {1, 0, 1, 0})}, true},
         {{{6, 20}, window({2, 2}, {2, 2}, {1, 0, 1, 0}, {}, true)}, true},
         {{{5, 50}, window({2, 2}, {1, 2}, {0, 0, 1, 0}, {3, 1})}, true},
-        {{{8, 6}, window({2, 2}, {1, 2}, {1, 0, 1, 0})}, true},
+        {{{8, 6}, window({2, 2}, {1, 2}, {1, 0, 1, 0})}, false},  // rows of 3 outputs
+        {{{8, 16}, window({2, 2}, {1, 2}, {1, 0, 1, 0})}, true},  // 8: AVX-512's half vector
+        {{{5, 31}, window({2, 2}, {2, 2})}, true},                // 15
         {{{4, 70}, window({2, 2}, {1, 2}, {1, 0, 0, 0}, {2, 3})}, true},
         {{{4, 71}, window({2, 2}, {1, 2}, {1, 0, 0, 0}, {2, 3}, true)}, false},
         {{{9, 35}, window({2, 2}, {3, 2}, {1, 0, 1, 1})}, false},
