@@ -53,9 +53,7 @@ std::string key_name(const rt::PoolKey &key) {
     return std::to_string(key.spatial) + "d";
 }
 
-std::string key_name(const rt::PoolBackwardKey &key) {
-    return std::to_string(key.spatial) + (key.separable ? "d_separable" : "d");
-}
+std::string key_name(const rt::PoolBackwardKey &key) { return rt::pool_backward_pattern_name(key); }
 
 }  // namespace
 

@@ -160,7 +160,7 @@ Status pool_backward(const Tensor &input, const Tensor &output, const Tensor &ou
         return Status(ErrorCode::unsupported,
                       "no " + std::to_string(spatial) + "-D pooling gradient kernel for dtype " +
                           dtype_name(input.dtype) + rt::place_phrase(place) + " in this build (" +
-                          std::to_string(spatial) + (separable ? "d_separable" : "d") +
+                          rt::pool_backward_pattern_name({spatial, separable}) +
                           ", the kernel of p = " + rt::format_number(params.p) + ")");
     }
     call.kernel = kernel;

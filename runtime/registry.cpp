@@ -205,6 +205,10 @@ const char *grouped_pattern_name(GroupedPattern pattern) {
     return pattern == GroupedPattern::inner ? "inner" : "middle";
 }
 
+std::string pool_backward_pattern_name(const PoolBackwardKey &key) {
+    return std::to_string(key.spatial) + (key.separable ? "d_separable" : "d");
+}
+
 bool backend_compiled(Backend backend) {
     if (backend == Backend::cpu) return true;
     return int(backend) > 0 && int(backend) < kNumBackends && presence().backend[int(backend)];

@@ -144,6 +144,8 @@ struct PoolBackwardKey {
     int index() const { return spatial >= 1 && spatial <= 3 ? (spatial - 1) * 2 + separable : -1; }
 };
 using PoolBackwardKernel = Kernel<PoolBackwardKernelFn, PoolBackwardKey>;
+// The pattern's name, as VariantInfo and the errors give it: "2d_separable", "2d".
+std::string pool_backward_pattern_name(const PoolBackwardKey &key);
 
 // True when at least one kernel was compiled for GPU `backend`.
 bool backend_compiled(Backend backend);
