@@ -182,7 +182,7 @@ constexpr bool pool_direct_window(int p_kind, bool signed_pow, bool rescale, int
 // without rescaling, dense rows, a stride of 1 and an output of the input's size along both
 // dims (pad_begin + pad_end = (kernel - 1) * dilation; any kernel, dilation and split of the
 // pads), a padded plane of at most kFlatMaxPlane elements (a task's stages hold two), on at
-// least kFlatMinPlanes channel planes (a task per plane). Larger planes were no faster than
+// least kFlatMinPlanes channel planes (tasks of whole planes). Larger planes were no faster than
 // the row kernels ([32,64,112,112] 3x3 s1 pad 1 p = 2, AVX2: schedules/cpu_pool_flat_schedule.cpp).
 constexpr int64_t kFlatMaxPlane = 64 * 64;
 constexpr int64_t kFlatMinPlanes = 16;

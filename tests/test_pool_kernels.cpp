@@ -482,6 +482,14 @@ TEST_P(PoolSweep, FlatWindows) {
             }
         }
     }
+    // Many small planes: tasks of several planes (the knobs task_elements and min_tasks: 3
+    // here), the last task holding fewer.
+    Array many = make_array(dtype, with_batch(1, 113, cases[0].g.spatial));
+    fill_random(&many, 9);
+    if (!check_variant(many.t, cases[0].g.window, expect_flat, "_flat_", {1.0, 2.0, 3.0, 4.0},
+                       {PoolMode::abs}, {Overhang::sum})) {
+        return;
+    }
     // Too few planes: another kernel.
     Array few = make_array(dtype, with_batch(1, abi::kFlatMinPlanes - 1, cases[0].g.spatial));
     fill_random(&few, 8);
