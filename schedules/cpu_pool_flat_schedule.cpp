@@ -48,9 +48,9 @@ void schedule_pool_cpu_flat(gen::PoolFlatStages s, const PoolBuffers &b, const T
     out.fuse(c, n, planes_fused);
     const Expr plane_outputs = b.output_extent[0] * b.output_extent[1];
     const Expr planes = b.output_extent[2] * b.output_extent[3];
-    const Expr group =
-        clamp(knobs.task_elements / max(plane_outputs, 1), 1, max(planes / knobs.min_tasks, 1));
-    out.split(planes_fused, task, plane, group, TailStrategy::GuardWithIf).parallel(task);
+    out.split(planes_fused, task, plane, planes_per_task(plane_outputs, planes, knobs),
+              TailStrategy::GuardWithIf)
+        .parallel(task);
     // Rows of at least a vector: every vector full, the last one shifted inwards; rows of half
     // a vector to a vector: half vectors, so shifted; shorter rows: one vector with its loads
     // and stores masked. A copy of the loops per p kind; the cube root's, a chain of about 20

@@ -44,6 +44,10 @@ int pool_lanes(const Type &compute_type, const Target &target, const PoolKnobs &
            std::max(1, knobs.vector_multiple);
 }
 
+Expr planes_per_task(const Expr &plane_outputs, const Expr &planes, const PoolKnobs &knobs) {
+    return clamp(knobs.task_elements / max(plane_outputs, 1), 1, max(planes / knobs.min_tasks, 1));
+}
+
 void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
                        const PoolKnobs &knobs) {
     const int spatial = static_cast<int>(s.sums.size());
@@ -79,9 +83,7 @@ void schedule_pool_cpu(PoolStages s, const PoolBuffers &b, const Target &target,
     for (int d = 0; d < spatial; d++) {
         plane_outputs *= b.output_extent[d];
     }
-    Expr group = select(
-        whole,
-        clamp(knobs.task_elements / max(plane_outputs, 1), 1, max(planes / knobs.min_tasks, 1)), 1);
+    Expr group = select(whole, planes_per_task(plane_outputs, planes, knobs), 1);
     out.split(tile, task, unit_in_task, group, TailStrategy::GuardWithIf);
     Var unit = unit_in_task;  // one plane, or one strip of a plane: the term slides inside it
     Var slide = row;  // the loop the term slides along (one step: new rows or planes of the term)

@@ -30,6 +30,11 @@ void schedule_pool_cpu_flat(gen::PoolFlatStages stages, const PoolBuffers &buffe
 int pool_lanes(const Halide::Type &compute_type, const Halide::Target &target,
                const PoolKnobs &knobs);
 
+// Whole planes per task where a task takes whole planes: small planes grouped into tasks of
+// about knobs.task_elements outputs, never leaving fewer than knobs.min_tasks tasks.
+Halide::Expr planes_per_task(const Halide::Expr &plane_outputs, const Halide::Expr &planes,
+                             const PoolKnobs &knobs);
+
 // The 1-D windows whose sum the CPU schedule unrolls (for the cheap kinds on dense rows):
 // these strides, kernels of at most 4 taps. Each stride is a copy of the loop per kind;
 // stride 1 too made a kernel take 21 s to generate instead of 10 (AVX2 float32).
