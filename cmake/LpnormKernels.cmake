@@ -53,8 +53,9 @@ set(LPNORM_POOL_SPATIAL_RANKS 1 2 3)
 set(LPNORM_POOL_DTYPES ${LPNORM_FLOAT_DTYPES})
 set(LPNORM_POOL_KNOBS "" CACHE STRING "Schedule knob overrides for pooling kernels")
 
-# Tuned knobs: schedules/tuned/<unit>.<isa>.<dtype>.params (unit: reduce_<pattern> or
-# pool_<k>d; dtype: the input element type they were timed with), written by tools/autotune: `#` comment lines (provenance) and one knob=value per line. A
+# Tuned knobs: schedules/tuned/<unit>.<isa>.<dtype>.params (unit: reduce_<pattern>,
+# pool_<k>d, pool_2d_flat or pool_2d_direct; dtype: the input element type they were timed
+# with), written by tools/autotune: `#` comment lines (provenance) and one knob=value per line. A
 # missing file means the hand defaults; a knob also given in LPNORM_REDUCE_KNOBS or
 # LPNORM_POOL_KNOBS takes that value instead.
 option(LPNORM_USE_TUNED "Build kernels with the tuned knobs of schedules/tuned/" ON)
@@ -286,19 +287,22 @@ function(lpnorm_add_pool_kernels objects_var table_var)
                 string(APPEND table "${row}(${spatial}, rows, ${dtype}, ${isa}, ${name})\n")
                 if (spatial EQUAL 2)
                     # The 2-D variant that sums small windows straight from the input
-                    # (schedules/cpu_pool_direct_schedule.cpp); hand-set knobs.
+                    # (schedules/cpu_pool_direct_schedule.cpp); tuner unit pool_2d_direct.
                     set(name "lpnorm_pool_${spatial}d_direct_${dtype}_${isa}")
+                    _lpnorm_tuned_knobs(knobs "pool_2d_direct" "${isa}" "${dtype}"
+                                        "${LPNORM_POOL_KNOBS}")
                     _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
-                                            "spatial=${spatial}" "direct_window=true"
-                                            ${LPNORM_POOL_KNOBS})
+                                            "spatial=${spatial}" "direct_window=true" ${knobs})
                     list(APPEND objects "${object}")
                     string(APPEND table "${row}(${spatial}, direct, ${dtype}, ${isa}, ${name})\n")
                     # The 2-D variant of stride 1 and same-size windows over each plane's rows
-                    # laid end to end (schedules/cpu_pool_flat_schedule.cpp); hand-set knobs.
+                    # laid end to end (schedules/cpu_pool_flat_schedule.cpp); tuner unit
+                    # pool_2d_flat.
                     set(name "lpnorm_pool_${spatial}d_flat_${dtype}_${isa}")
+                    _lpnorm_tuned_knobs(knobs "pool_2d_flat" "${isa}" "${dtype}"
+                                        "${LPNORM_POOL_KNOBS}")
                     _lpnorm_generate_kernel(object "${name}" "${isa}" "${dtype}" "${dtype}" pool
-                                            "spatial=${spatial}" "flat_plane=true"
-                                            ${LPNORM_POOL_KNOBS})
+                                            "spatial=${spatial}" "flat_plane=true" ${knobs})
                     list(APPEND objects "${object}")
                     string(APPEND table "${row}(${spatial}, flat, ${dtype}, ${isa}, ${name})\n")
                 endif ()

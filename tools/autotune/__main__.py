@@ -114,8 +114,9 @@ class UnitTuner:
         self.build_seconds = 0.0
 
     def timing_args(self):
-        return ["--threads", str(self.args.threads), "--samples", str(self.args.samples),
-                "--min-sample-seconds", str(self.args.min_sample_seconds)]
+        return (["--threads", str(self.args.threads), "--samples", str(self.args.samples),
+                 "--min-sample-seconds", str(self.args.min_sample_seconds)]
+                + self.unit.harness_args)
 
     def measure(self, key, params, baseline=False):
         """Result of a candidate (cached): {"ok", "times", ...} or {"ok": False, "why"}."""
@@ -148,7 +149,8 @@ class UnitTuner:
         is still timed on the benchmark shapes, with the failure noted."""
         verify_failed = None
         if self.verify:
-            verify_failed = self._failure(self.runner.run(exe, ["--no-time"] + self.verify))
+            verify_failed = self._failure(self.runner.run(
+                exe, ["--no-time"] + self.unit.harness_args + self.verify))
             if verify_failed and not baseline:
                 return {"ok": False, "why": verify_failed}
         out = self.runner.run(exe, self.timing_args() + self.cases)

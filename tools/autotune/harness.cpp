@@ -7,7 +7,7 @@
 // the C++ standard library only.
 //
 //   harness [--threads N] [--min-sample-seconds S] [--samples N] [--max-samples N]
-//           [--no-time] [--probe] CASE...
+//           [--no-time] [--probe] [--max-p-kind K] CASE...
 //
 // Reductions (built without LPNORM_TUNE_POOL), CASE = "E0xE1x...@MASK": input extents innermost
 // first (the generator's dims) and the reduced dims as a bit mask (bit d: dim d is reduced).
@@ -15,8 +15,9 @@
 // innermost first, then per spatial dim (innermost first) the window, stride, pad (begin and
 // end) and dilation; s, p and d may be left out (1, 0, 1).
 //
-// Every kind of p is checked on cases of at most 2^20 input elements; larger cases check p = 2
-// only (the timed kind), whose reference is cheap.
+// Every kind of p (up to K, for kernels that take the first kinds only) is checked on cases of
+// at most 2^20 input elements; larger cases check p = 2 only (the timed kind), whose reference
+// is cheap.
 //
 // Elements are float32, or float16 when built with LPNORM_TUNE_FLOAT16 (reductions only).
 #include <algorithm>
@@ -236,6 +237,7 @@ struct Options {
     double min_sample = 0.02;
     int samples = 5, max_samples = 15;
     bool time = true, probe = false;
+    int max_p_kind = 1 << 30;  // kinds of p above it are not checked (a kernel that refuses them)
 };
 
 // Checks `got` against `want` with a relative tolerance; returns the worst relative error
@@ -291,7 +293,7 @@ std::string check_and_time(const std::string &text, const Elems &in, const Elems
     double worst = 0;
     const bool small = in.size() <= (1u << 20);
     for (PKind k : kinds) {
-        if (!small && k.kind != timed.kind) continue;
+        if ((!small && k.kind != timed.kind) || k.kind > opt.max_p_kind) continue;
         call(k);
         std::string where;
         double err = compare(reference(k), out.data(), tolerance, &where);
@@ -527,6 +529,8 @@ int main(int argc, char **argv) {
             opt.time = false;
         else if (a == "--probe")
             opt.probe = true;
+        else if (a == "--max-p-kind")
+            opt.max_p_kind = std::atoi(value().c_str());
         else if (a.rfind("--", 0) == 0)
             fail("unknown flag " + a);
         else

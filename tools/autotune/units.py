@@ -22,10 +22,17 @@ class Unit:
     bench: list
     verify: list = field(default_factory=list)
     tiny: list = field(default_factory=list)
+    # The highest kind of p its kernel takes (the harness's kinds, in order: for pooling
+    # p = 1, 2, 3, 4, 5 and 2.5); None: every kind.
+    max_p_kind: int = None
 
     @property
     def harness(self):
         return self.family
+
+    @property
+    def harness_args(self):
+        return [] if self.max_p_kind is None else ["--max-p-kind", str(self.max_p_kind)]
 
 
 # A unit searches only the knobs its timed shapes can tell apart. A thread threshold is
@@ -69,17 +76,39 @@ UNITS = {u.name: u for u in [
          bench=["8192x64x32/k4/s2"],
          verify=["37x3x2/k4/s2", "50x2x2/k3/s1/p1/d2", "4099x20x4/k4/s2"],
          tiny=["37x3x2/k4/s2"]),
-    # 2048 and 512 planes: whole planes per task for every min_planes in range, strips never
-    # used; the small planes are grouped into tasks (task_elements) and computed in blocks of
-    # rows (block_elements), as the large ones are. min_tasks follows the core count.
+    # The 2-D kernels, each timed on the shapes the runtime gives it (runtime/pool.cpp: the
+    # flat kernel first, then the direct one, else the row kernel; kernel_abi.h says which
+    # windows each takes). The row kernel keeps 3x3 windows with a pad along the row on large
+    # planes and 2x2 s2 rows of fewer than kDirectMinRow outputs. 2048 planes: whole planes per
+    # task for every min_planes in range, strips never used; small planes are grouped into tasks
+    # (task_elements) and computed in blocks of rows (block_elements), as the large ones are.
+    # min_tasks follows the core count.
     Unit("pool_2d", "pool", "pool", ["spatial=2"],
          ["vector_multiple", "block_elements", "task_elements"],
-         bench=["112x112x64x32/k2x2/s2x2", "112x112x64x32/k3x3/s1x1/p1x1",
-                "112x112x64x32/k3x3/s2x2/p1x1", "28x28x256x8/k3x3/s1x1/p1x1",
-                "14x14x512x1/k3x3/s1x1/p1x1"],
+         bench=["112x112x64x32/k3x3/s1x1/p1x1", "112x112x64x32/k3x3/s2x2/p1x1",
+                "14x14x512x1/k2x2/s2x2"],
          verify=["13x11x3x2/k3x3/s2x2/p1x1", "9x7x3x2/k2x3/s1x2/d2x1",
                  "57x56x1x1/k3x3/s1x1/p1x1", "21x19x30x10/k2x2/s2x2", "130x100x4x2/k3x3/s1x1/p1x1"],
          tiny=["13x11x3x2/k3x3/s2x2/p1x1"]),
+    # Stride 1, output the input's size, planes of at most 64x64 padded, p = 1 to 4
+    # (pool_flat_window). Its tasks group small planes (task_elements); min_tasks follows the
+    # core count.
+    Unit("pool_2d_flat", "pool", "pool", ["spatial=2", "flat_plane=true"],
+         ["vector_multiple", "task_elements"],
+         bench=["28x28x256x8/k3x3/s1x1/p1x1", "14x14x512x1/k3x3/s1x1/p1x1",
+                "56x56x64x8/k3x3/s1x1/p1x1"],
+         verify=["13x11x16x2/k3x3/s1x1/p1x1", "7x9x17x1/k3x3/s1x1/p1x1",
+                 "20x12x16x1/k3x3/s1x1/p2x2/d2x2", "30x20x9x2/k5x5/s1x1/p2x2",
+                 "62x62x16x1/k3x3/s1x1/p1x1"],
+         tiny=["13x11x16x2/k3x3/s1x1/p1x1"], max_p_kind=3),
+    # 2x2 windows of stride 2 inside rows of at least 8 outputs, p = 1 to 4
+    # (pool_direct_window). A task per plane: only the vector width is a knob.
+    Unit("pool_2d_direct", "pool", "pool", ["spatial=2", "direct_window=true"],
+         ["vector_multiple"],
+         bench=["112x112x64x32/k2x2/s2x2", "28x28x256x8/k2x2/s2x2"],
+         verify=["16x9x16x1/k2x2/s2x2", "33x20x20x1/k2x2/s2x2", "100x31x17x2/k2x2/s2x2",
+                 "20x9x16x1/k2x2/s2x2/p0x1"],
+         tiny=["16x9x16x1/k2x2/s2x2"], max_p_kind=3),
     Unit("pool_3d", "pool", "pool", ["spatial=3"],
          ["vector_multiple", "min_planes", "strip_rows"],
          bench=["56x56x32x32x4/k2x2x2/s2x2x2"],
