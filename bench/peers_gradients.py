@@ -2,7 +2,7 @@
 """lpnorm's gradient kernels side by side with PyTorch's autograd, in one process.
 
     PYTHONPATH=<build>/python python bench/peers_gradients.py --bench <build>/bench/lpnorm_bench \\
-        [--threads 2] [--rounds 5] [--filter REGEX]
+        [--threads 2] [--rounds 5] [--filter REGEX] [--plot PNG]
 
 The cases are lpnorm_bench's float32 reduce_backward, normalize_backward and pool_backward
 rows (bench_normalize.cpp, bench_pool.cpp): the gradients of y = ||x||_p and of
@@ -16,7 +16,8 @@ For each, two timings per implementation:
 Both gradients are compared before timing (largest difference relative to the largest |dx|).
 Timing: rounds interleave the implementations; in a round each runs for at least 0.1 s and its
 time per call is the median of those calls; the table gives the median over rounds and
-PyTorch's time over lpnorm's.
+PyTorch's time over lpnorm's. --plot draws that ratio per case, backward alone and forward +
+backward (log scale), into a PNG.
 """
 import argparse
 import math
@@ -149,12 +150,41 @@ def implementations(case):
             "forward+backward": (both(ours), both(theirs_op))}
 
 
+def plot(rows, path):
+    """rows: (case label, timing, PyTorch / lpnorm). A bar per case and timing."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    labels = list(dict.fromkeys(label for label, _, _ in rows))
+    timings = list(dict.fromkeys(timing for _, timing, _ in rows))
+    ratio = {(label, timing): r for label, timing, r in rows}
+    fig, ax = plt.subplots(figsize=(9, 1.5 + 0.2 * len(labels)))
+    height = 0.8 / len(timings)
+    for i, timing in enumerate(timings):
+        ys = [j + i * height for j in range(len(labels))]
+        ax.barh(ys, [ratio.get((label, timing), math.nan) for label in labels], height,
+                label=timing, color=f"C{i + 1}")
+    ax.set_xscale("log")
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_xlabel("PyTorch autograd's time / lpnorm's (above 1: lpnorm faster)")
+    ax.set_yticks([j + height * (len(timings) - 1) / 2 for j in range(len(labels))], labels,
+                  fontsize=7)
+    ax.invert_yaxis()
+    ax.legend(fontsize=8)
+    ax.set_title("gradients, float32, 2 threads: PyTorch's autograd over lpnorm (medians)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", required=True)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--filter", default="")
+    parser.add_argument("--plot", help="draw PyTorch's time over lpnorm's per case into this PNG")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     lpnorm.set_num_threads(args.threads)
@@ -162,6 +192,7 @@ def main():
           f"medians of {args.rounds} rounds")
     print("| case | timing | lpnorm | PyTorch | PyTorch / lpnorm | max rel. diff |")
     print("|---|---|---:|---:|---:|---:|")
+    ratios = []
     for case in bench_cases(args.bench, args.filter):
         for timing, (mine, theirs) in implementations(case).items():
             a, b = mine(), theirs()
@@ -174,6 +205,9 @@ def main():
             m, t = statistics.median(ms["lpnorm"]), statistics.median(ms["torch"])
             print(f"| {case['label']} | {timing} | {m:.3g} ms | {t:.3g} ms | {t / m:.2f}x "
                   f"| {diff:.1e} |", flush=True)
+            ratios.append((case["label"], timing, t / m))
+    if args.plot:
+        plot(ratios, args.plot)
 
 
 if __name__ == "__main__":
