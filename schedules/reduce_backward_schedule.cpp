@@ -56,21 +56,40 @@ void schedule_inner(ReduceBackwardStages s, const ReduceBackwardBuffers &b, cons
     count_lanes.update().vectorize(lane);
 }
 
-// (k0, r, k1): groups side by side along k0. A block of groups spans a tile of k0 of at most
-// tile_kib of x; the counts sweep the tile row by row, vectorised across groups, then dx.
+// (k0, r, k1): groups side by side along k0. For p = +-inf a block of groups spans a tile of k0
+// of at most tile_kib of x; the counts of ties sweep the tile row by row, vectorised across
+// groups, then dx. The other kinds take each element alone (dx from x and its group's y and
+// dy), so their blocks are runs of whole rows of one k1, contiguous in memory, of about tile_kib
+// of x and at least min_blocks per call. Tiles of k0 for every kind cut [1, 512, 38, 38] axis 1
+// into 8 blocks of 512 runs of 0.7 KiB each: float32 p = 1 took 0.116 ms against a 0.033 ms
+// copy of the same bytes, and PyTorch's autograd 0.095 ms; as 8 runs of 64 whole rows, 0.036-0.044
+// ms at p = 1 and 2, [8, 256, 28, 28] and [32, 256, 56, 56] unchanged (their blocks were whole
+// slabs already), p = +-inf unchanged (Zen 5, 2 threads, lpnorm_bench, three runs).
 void schedule_middle(ReduceBackwardStages s, const ReduceBackwardBuffers &b, const Target &target,
                      const ReduceBackwardKnobs &knobs) {
     const Var k0 = s.vars[0], r = s.vars[1], k1 = s.vars[2];
     const int lanes = target.natural_vector_size(s.compute_type);
     const Expr width = b.x_extent[0];
-    const Expr tile_vectors = group_tile_vectors(b.x_extent, lanes, s.input_type.bytes(),
-                                                 knobs.tile_kib, knobs.min_blocks);
+    const Expr depth = max(b.x_extent[1], 1);
+    const Expr ties = s.kind_conditions[abi::kGradExtreme];
+    const Expr tile_vectors = select(ties,
+                                     group_tile_vectors(b.x_extent, lanes, s.input_type.bytes(),
+                                                        knobs.tile_kib, knobs.min_blocks),
+                                     (width + lanes - 1) / lanes);
+    const Expr blocks_along_r =
+        max(1, (knobs.min_blocks + b.x_extent[2] - 1) / max(b.x_extent[2], 1));
+    const Expr rows = clamp(min((knobs.tile_kib * 1024 / s.input_type.bytes()) / max(width, 1),
+                                (depth + blocks_along_r - 1) / blocks_along_r),
+                            1, depth);
     Func out = s.out;
-    Var tile_k0("tile_k0"), in_tile("in_tile"), block("block");
+    Var tile_k0("tile_k0"), in_tile("in_tile"), rows_k("rows_k"), in_rows("in_rows"),
+        tiles("tiles"), block("block");
     out.split(k0, tile_k0, in_tile, tile_vectors * lanes, TailStrategy::GuardWithIf)
         .vectorize(in_tile, lanes, TailStrategy::GuardWithIf)
-        .reorder(in_tile, r, tile_k0, k1)
-        .fuse(tile_k0, k1, block);
+        .split(r, rows_k, in_rows, select(ties, depth, rows), TailStrategy::GuardWithIf)
+        .reorder(in_tile, in_rows, tile_k0, rows_k, k1)
+        .fuse(tile_k0, rows_k, tiles)
+        .fuse(tiles, k1, block);
     specialize_kinds(out, s, width * b.x_extent[1] * b.x_extent[2] >= knobs.parallel_min_elements,
                      block);
 
