@@ -76,8 +76,7 @@ void schedule_middle(ReduceBackwardStages s, const ReduceBackwardBuffers &b, con
                                      group_tile_vectors(b.x_extent, lanes, s.input_type.bytes(),
                                                         knobs.tile_kib, knobs.min_blocks),
                                      (width + lanes - 1) / lanes);
-    const Expr blocks_along_r =
-        max(1, (knobs.min_blocks + b.x_extent[2] - 1) / max(b.x_extent[2], 1));
+    const Expr blocks_along_r = blocks_per_outer(b.x_extent, knobs.min_blocks);
     const Expr rows = clamp(min((knobs.tile_kib * 1024 / s.input_type.bytes()) / max(width, 1),
                                 (depth + blocks_along_r - 1) / blocks_along_r),
                             1, depth);
