@@ -131,7 +131,7 @@ def implementations(case):
             return torch.ops.lpnorm.vector_norm_backward(x, y, dy, p, [axis], True)
     else:
         def lpnorm_backward():
-            return torch.ops.lpnorm.normalize_backward(x, dy, p, axis, 1e-12)
+            return torch.ops.lpnorm.normalize_backward(x, dy, p, [axis], 1e-12)
 
     leaf = x.clone().requires_grad_()
     graph = theirs_op(leaf)

@@ -20,7 +20,6 @@ from typing import List, Optional, Sequence, Union
 import torch
 
 from . import _core
-from . import normalize as _package_normalize
 
 __all__ = ["vector_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d", "normalize"]
 
@@ -140,9 +139,9 @@ _lp_pool.register_autograd(_lp_pool_backward, setup_context=_lp_pool_setup)
 
 
 @torch.library.custom_op("lpnorm::normalize", mutates_args=())
-def _normalize(x: torch.Tensor, p: float, dim: int, eps: float) -> torch.Tensor:
+def _normalize(x: torch.Tensor, p: float, dim: List[int], eps: float) -> torch.Tensor:
     out = torch.empty_like(x, memory_format=torch.contiguous_format)
-    _package_normalize(x, p=p, axes=dim, eps=eps, eps_mode="norm_max", out=out)
+    _core.torch_normalize(x, out, p, dim, eps)
     return out
 
 
@@ -166,10 +165,10 @@ def _normalize_backward(ctx, grad):
 
 
 @torch.library.custom_op("lpnorm::normalize_backward", mutates_args=())
-def _normalize_grad(x: torch.Tensor, grad: torch.Tensor, p: float, dim: int,
+def _normalize_grad(x: torch.Tensor, grad: torch.Tensor, p: float, dim: List[int],
                     eps: float) -> torch.Tensor:
     out = torch.empty_like(x, memory_format=torch.contiguous_format)
-    _core.torch_normalize_backward(x, grad, out, p, [dim], eps)
+    _core.torch_normalize_backward(x, grad, out, p, dim, eps)
     return out
 
 
@@ -190,10 +189,18 @@ def _int_list(v: Union[None, int, Sequence[int]]) -> List[int]:
 
 
 def vector_norm(x: torch.Tensor, ord: float = 2, dim: Union[None, int, Sequence[int]] = None,
-                keepdim: bool = False) -> torch.Tensor:
-    """torch.linalg.vector_norm(x, ord, dim, keepdim), in x's dtype (float32, float64,
-    float16, bfloat16). ord > 0, 0, inf or -inf."""
-    return _vector_norm(x, float(ord), _int_list(dim), bool(keepdim))
+                keepdim: bool = False, *, dtype: Optional[torch.dtype] = None,
+                out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """torch.linalg.vector_norm(x, ord, dim, keepdim, dtype=, out=), in x's dtype (float32,
+    float64, float16, bfloat16), or in `dtype`, x being converted to it first as PyTorch does.
+    ord > 0, 0, inf or -inf. With `out` the result is copied into it (not differentiable)."""
+    if dtype is not None:
+        x = x.to(dtype)
+    y = _vector_norm(x, float(ord), _int_list(dim), bool(keepdim))
+    if out is None:
+        return y
+    with torch.no_grad():
+        return out.copy_(y)
 
 
 def lp_pool1d(x: torch.Tensor, norm_type: float, kernel_size: Union[int, Sequence[int]],
@@ -218,9 +225,15 @@ def lp_pool3d(x: torch.Tensor, norm_type: float, kernel_size: Union[int, Sequenc
     return _lp_pool(x, 3, float(norm_type), _int_list(kernel_size), _int_list(stride), bool(ceil_mode))
 
 
-def normalize(x: torch.Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> torch.Tensor:
-    """torch.nn.functional.normalize: x / max(||x||_p, eps) along `dim`, in x's dtype (float32,
-    float64, float16, bfloat16); p > 0 or inf. Unlike PyTorch's float16 version, eps is taken in
-    float32 there (PyTorch rounds eps = 1e-12 to 0 and gives NaN on an all-zero row; lpnorm
-    gives 0)."""
-    return _normalize(x, float(p), int(dim), float(eps))
+def normalize(x: torch.Tensor, p: float = 2.0, dim: Union[int, Sequence[int]] = 1,
+              eps: float = 1e-12, out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """torch.nn.functional.normalize: x / max(||x||_p, eps) along `dim` (an int or a tuple of
+    ints), in x's dtype (float32, float64, float16, bfloat16); p > 0 or inf. Unlike PyTorch's
+    float16 version, eps is taken in float32 there (PyTorch rounds eps = 1e-12 to 0 and gives
+    NaN on an all-zero row; lpnorm gives 0). With `out`, as PyTorch: the result is copied into
+    it and is not differentiable."""
+    y = _normalize(x, float(p), _int_list(dim), float(eps))
+    if out is None:
+        return y
+    with torch.no_grad():
+        return out.copy_(y)

@@ -222,6 +222,17 @@ void torch_vector_norm_backward(const InArray &x, const InArray &y, const InArra
     check(s);
 }
 
+void torch_normalize(const InArray &x, const OutArray &out, double p,
+                     const std::vector<int64_t> &dim, double eps) {
+    const lpnorm::Tensor in = view_of(x, "input", ""), o = view_of(out, "out", "");
+    lpnorm::Status s;
+    {
+        nb::gil_scoped_release unlocked;
+        s = lpnorm::torch::normalize(in, o, p, dim, eps);
+    }
+    check(s);
+}
+
 void torch_normalize_backward(const InArray &x, const InArray &grad, const OutArray &out, double p,
                               const std::vector<int64_t> &dim, double eps) {
     const lpnorm::Tensor in = view_of(x, "input", ""), dy = view_of(grad, "output_grad", ""),
@@ -352,6 +363,8 @@ NB_MODULE(_core, m) {
     m.def("torch_vector_norm_backward", &torch_vector_norm_backward, nb::arg("x"), nb::arg("y"),
           nb::arg("grad"), nb::arg("out").noconvert(), nb::arg("ord"), nb::arg("dim"),
           nb::arg("keepdim"));
+    m.def("torch_normalize", &torch_normalize, nb::arg("x"), nb::arg("out").noconvert(),
+          nb::arg("p"), nb::arg("dim"), nb::arg("eps"));
     m.def("torch_normalize_backward", &torch_normalize_backward, nb::arg("x"), nb::arg("grad"),
           nb::arg("out").noconvert(), nb::arg("p"), nb::arg("dim"), nb::arg("eps"));
     m.def("torch_lp_pool", &torch_lp_pool, nb::arg("spatial"), nb::arg("x"),

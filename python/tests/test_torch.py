@@ -281,6 +281,36 @@ def test_normalize_gradcheck_and_zero_rows():
     # float16 all-zero row: PyTorch rounds eps = 1e-12 to 0 (NaN); lpnorm keeps eps in float32.
     z = torch.zeros(2, 4, dtype=torch.float16)
     assert torch.equal(lt.normalize(z), z)
-    torch.library.opcheck(torch.ops.lpnorm.normalize.default, (randn(3, 4), 2.0, 1, 1e-12))
+    torch.library.opcheck(torch.ops.lpnorm.normalize.default, (randn(3, 4), 2.0, [1], 1e-12))
     torch.library.opcheck(torch.ops.lpnorm.normalize_backward.default,
-                          (randn(3, 4), randn(3, 4, seed=1), 2.0, 1, 1e-12))
+                          (randn(3, 4), randn(3, 4, seed=1), 2.0, [1], 1e-12))
+
+
+@pytest.mark.parametrize("dim", [(1, 2), (0, -1), (-3, 1, 2), ()])
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, math.inf])
+def test_normalize_over_several_dims_matches_torch(dim, p):
+    # F.normalize takes a tuple of dims (an empty one: every dim), values and gradients.
+    x = randn(4, 5, 6, dtype=torch.float64, seed=12)
+    x[2] = 0  # an all-zero group for dim (1, 2)
+    xa = x.clone().requires_grad_()
+    xb = x.clone().requires_grad_()
+    ours, theirs = lt.normalize(xa, p, dim), torch.nn.functional.normalize(xb, p, dim)
+    torch.testing.assert_close(ours, theirs, rtol=1e-14, atol=0)
+    g = randn(*x.shape, dtype=torch.float64, seed=13)
+    (ours * g).sum().backward()
+    (theirs * g).sum().backward()
+    torch.testing.assert_close(xa.grad, xb.grad, rtol=1e-10, atol=1e-10 * xb.grad.abs().max().item())
+
+
+def test_out_and_dtype_arguments_as_torch():
+    x = randn(3, 7, seed=14)
+    out = torch.empty(3, 7)
+    assert lt.normalize(x, 2.0, 1, out=out) is out
+    torch.testing.assert_close(out, torch.nn.functional.normalize(x, 2.0, 1), rtol=2**-22, atol=0)
+    norm_out = torch.empty(3)
+    assert lt.vector_norm(x, 2, 1, out=norm_out) is norm_out
+    torch.testing.assert_close(norm_out, torch.linalg.vector_norm(x, 2, 1), rtol=2**-22, atol=0)
+    widened = lt.vector_norm(x, 3, 1, dtype=torch.float64)
+    assert widened.dtype == torch.float64
+    torch.testing.assert_close(widened, torch.linalg.vector_norm(x, 3, 1, dtype=torch.float64),
+                               rtol=1e-12, atol=0)
