@@ -37,9 +37,11 @@ std::optional<T> attribute(const ov::frontend::NodeContext &node, const std::str
 // True when input `index` exists and is not an omitted optional input (an empty name).
 bool has_input(const ov::frontend::NodeContext &node, size_t index);
 
-// The values of input `index`, which must be a constant (an initializer or Constant node).
-std::vector<int64_t> constant_ints(const ov::frontend::NodeContext &node, size_t index,
-                                   const char *input_name);
+// The values of input `index` when it is a constant or folds into one (an initializer, a
+// Constant node, or operations on constants such as Cast(Constant)); nullopt otherwise.
+// Throws when the values are not integers.
+std::optional<std::vector<int64_t>> folded_ints(const ov::frontend::NodeContext &node, size_t index,
+                                                const char *input_name);
 
 // Rank and dtype of input `index` for lpnorm's ONNX adapters: `fallback_rank` when the rank is
 // unknown, float32 when the element type is unknown or not one of lpnorm's (the operation

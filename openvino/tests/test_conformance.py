@@ -9,7 +9,8 @@ import pytest
 pytest.importorskip("openvino", reason="openvino not installed")
 pytest.importorskip("onnx", reason="onnx not installed")
 
-from conftest import OPENVINO_ALONE, op_types, run_model  # noqa: E402
+from conftest import COMPILE_CONFIG, OPENVINO_ALONE, op_types, run_model  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
 from onnx_cases import Case, conformance_cases, mismatch  # noqa: E402
 
 CASES = conformance_cases()
@@ -83,3 +84,38 @@ def test_dynamic_batch(core_ext, op, attributes, axes_input):
         case = Case("dynamic", op, opset, x, attributes, axes_input)
         error = mismatch(run_model(core_ext, model, x), case.reference(), np.float32)
         assert error is None, f"batch {batch}: {error}"
+
+
+def _reduce_with_axes_from(op, keepdims, axes_nodes, axes_inputs):
+    """An opset-18 `op` whose axes come from `axes_nodes` (ending in the tensor "axes") or from
+    the graph inputs `axes_inputs`."""
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3, 4])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)
+    node = helper.make_node(op, ["X", "axes"], ["Y"], name="reduce", keepdims=keepdims)
+    graph = helper.make_graph(axes_nodes + [node], "g", [x] + axes_inputs, [y])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+@pytest.mark.parametrize("op, p", [("ReduceL1", 1.0), ("ReduceL2", 2.0)])
+@pytest.mark.parametrize("keepdims", [0, 1])
+def test_axes_folded_or_left_to_openvino(core_ext, op, p, keepdims):
+    """Axes computed from constants (Cast of a Constant) are folded into lpnorm's ReduceLp;
+    axes given at inference (a graph input) leave the node to OpenVINO's own ReduceL1/L2 (opset
+    4), as without the extension. Both read, run and match the reference."""
+    x = np.random.default_rng(7).standard_normal((2, 3, 4)).astype(np.float32)
+    reference = (np.abs(x.astype(np.float64)) ** p).sum(axis=1, keepdims=bool(keepdims)) ** (1 / p)
+    cast = [helper.make_node("Constant", [], ["axes32"], value=helper.make_tensor(
+                "a", TensorProto.INT32, [1], [1])),
+            helper.make_node("Cast", ["axes32"], ["axes"], to=TensorProto.INT64)]
+    folded = core_ext.read_model(_reduce_with_axes_from(op, keepdims, cast, []))
+    assert ("ReduceLp", "lpnorm") in op_types(folded)
+    error = mismatch(run_model(core_ext, folded, x), reference, np.float32)
+    assert error is None, error
+
+    axes_input = helper.make_tensor_value_info("axes", TensorProto.INT64, [1])
+    given = core_ext.read_model(_reduce_with_axes_from(op, keepdims, [], [axes_input]))
+    assert (op, "opset4") in op_types(given)
+    compiled = core_ext.compile_model(given, "CPU", COMPILE_CONFIG)
+    result = compiled({0: x, 1: np.array([1], np.int64)})[compiled.output(0)]
+    error = mismatch(result, reference, np.float32)
+    assert error is None, error

@@ -9,7 +9,6 @@ import pytest
 ov = pytest.importorskip("openvino", reason="openvino not installed")
 pytest.importorskip("onnx", reason="onnx not installed")
 
-from onnx import TensorProto, helper  # noqa: E402
 
 from conftest import run_model  # noqa: E402
 from onnx_cases import make_model  # noqa: E402
@@ -54,17 +53,6 @@ def test_bad_onnx_attribute(core_ext, op, opset, shape, attributes, axes_input, 
     with pytest.raises(RuntimeError) as info:
         core_ext.read_model(model.SerializeToString())
     assert message in str(info.value), str(info.value)
-
-
-def test_axes_input_must_be_constant(core_ext):
-    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3])
-    axes = helper.make_tensor_value_info("axes", TensorProto.INT64, [1])
-    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)
-    node = helper.make_node("ReduceL2", ["X", "axes"], ["Y"], name="reduce")
-    graph = helper.make_graph([node], "g", [x, axes], [y])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-    with pytest.raises(RuntimeError, match="input axes must be a constant"):
-        core_ext.read_model(model.SerializeToString())
 
 
 def _edit_ir(core_ext, tmp_path, attribute, old, new):
