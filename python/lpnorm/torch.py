@@ -35,9 +35,21 @@ def _norm_shape(shape: Sequence[int], dim: Sequence[int], keepdim: bool) -> List
     return [1 if i in reduced else s for i, s in enumerate(shape) if keepdim or i not in reduced]
 
 
+def _negative_order(ord: float) -> bool:
+    return ord < 0 and ord != -math.inf
+
+
 @torch.library.custom_op("lpnorm::vector_norm", mutates_args=())
 def _vector_norm(x: torch.Tensor, ord: float, dim: List[int], keepdim: bool) -> torch.Tensor:
     out = x.new_empty(_norm_shape(x.shape, dim, keepdim))
+    if _negative_order(ord) and x.is_floating_point():
+        # (sum |x|^ord)^(1/ord) = 1 / ||1 / |x|||_(-ord): lpnorm's kernel on the reciprocals,
+        # taken in float64 (1 / |x| of every narrower float is in range; 1 / 0 = inf gives 0).
+        reciprocals = x.to(torch.float64).abs().reciprocal()
+        norm = reciprocals.new_empty(out.shape)
+        _core.torch_vector_norm(reciprocals, norm, -ord, dim, keepdim)
+        out.copy_(norm.reciprocal())
+        return out
     _core.torch_vector_norm(x, out, ord, dim, keepdim)
     return out
 
@@ -53,9 +65,24 @@ def _vector_norm_setup(ctx, inputs, output):
     ctx.ord, ctx.dim, ctx.keepdim = ord, dim, keepdim
 
 
+def _negative_order_grad(x, y, grad, ord, dim, keepdim):
+    # PyTorch's formula, sgn(x) |x|^(ord-1) y^(1-ord) dy, as sgn(x) (|x| / y)^(ord-1) dy: |x| / y
+    # >= 1 for ord < 0, so no power overflows; 0 where y = 0 (some x is 0), as PyTorch.
+    wide = torch.float64 if x.dtype == torch.float64 else torch.float32
+    if not keepdim:
+        for d in _reduced_dims(x.dim(), dim):
+            y, grad = y.unsqueeze(d), grad.unsqueeze(d)
+    x, y, grad = x.to(wide), y.to(wide), grad.to(wide)
+    dx = torch.sign(x) * (x.abs() / y).pow(ord - 1) * grad
+    return torch.where(y == 0, torch.zeros_like(dx), dx)
+
+
 def _vector_norm_backward(ctx, grad):
     # lpnorm's gradient kernels (lpnorm::reduce_backward): PyTorch's formulas, overflow-safe.
     x, y = ctx.saved_tensors
+    if _negative_order(ctx.ord):
+        dx = _negative_order_grad(x, y, grad, ctx.ord, ctx.dim, ctx.keepdim)
+        return dx.to(x.dtype), None, None, None
     return _vector_norm_grad(x, y, grad.contiguous(), ctx.ord, ctx.dim, ctx.keepdim), None, None, None
 
 
@@ -193,10 +220,18 @@ def vector_norm(x: torch.Tensor, ord: float = 2, dim: Union[None, int, Sequence[
                 out: Optional[torch.Tensor] = None) -> torch.Tensor:
     """torch.linalg.vector_norm(x, ord, dim, keepdim, dtype=, out=), in x's dtype (float32,
     float64, float16, bfloat16), or in `dtype`, x being converted to it first as PyTorch does.
-    ord > 0, 0, inf or -inf. With `out` the result is copied into it (not differentiable)."""
+    Every ord PyTorch takes: > 0, 0, inf, -inf, and negative ord as 1 / ||1 / |x|||_(-ord) (the
+    reciprocals in float64: one more pass; float64 |x| above 2^1022 or subnormal lose precision
+    there). With `out` the result is copied into it (not differentiable)."""
     if dtype is not None:
         x = x.to(dtype)
-    y = _vector_norm(x, float(ord), _int_list(dim), bool(keepdim))
+    dims = _int_list(dim)
+    if _negative_order(float(ord)):
+        for d in _reduced_dims(x.dim(), dims):
+            if x.shape[d] == 0:
+                raise _core.Error(f"linalg.vector_norm cannot compute the {ord} norm on the "
+                                  f"dimension {d}: it is empty and the norm has no identity")
+    y = _vector_norm(x, float(ord), dims, bool(keepdim))
     if out is None:
         return y
     with torch.no_grad():

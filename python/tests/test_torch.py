@@ -103,10 +103,12 @@ def test_vector_norm_gradcheck():
 def test_vector_norm_errors_follow_torch():
     with pytest.raises(lpnorm.Error, match="Expected a floating point"):
         lt.vector_norm(torch.arange(4), 2)
-    with pytest.raises(lpnorm.Error, match="ord = -1"):
-        lt.vector_norm(randn(4), -1)
+    with pytest.raises(lpnorm.Error, match="Expected a floating point"):
+        lt.vector_norm(torch.arange(4), -1)
     with pytest.raises(lpnorm.Error, match="does not have an identity"):
         lt.vector_norm(torch.zeros(0, 3), math.inf, 0)
+    with pytest.raises(lpnorm.Error, match="the -2 norm on the dimension 0"):
+        lt.vector_norm(torch.zeros(0, 3), -2, 0)
 
 
 POOL_CASES = [
@@ -314,3 +316,31 @@ def test_out_and_dtype_arguments_as_torch():
     assert widened.dtype == torch.float64
     torch.testing.assert_close(widened, torch.linalg.vector_norm(x, 3, 1, dtype=torch.float64),
                                rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("dtype, rtol", [(torch.float32, 2**-22), (torch.float64, 1e-14),
+                                         (torch.float16, 2**-10), (torch.bfloat16, 2**-7)])
+@pytest.mark.parametrize("ord", [-1.0, -2.0, -0.5, -3.5])
+def test_vector_norm_negative_orders(dtype, rtol, ord):
+    # torch's negative ords, (sum |x|^ord)^(1/ord): lpnorm's kernel on 1 / |x| in float64, one
+    # rounding to dtype (a row holding a 0 gives 0); gradients as PyTorch's, 0 where y = 0.
+    x = randn(4, 7, 5, dtype=torch.float64, seed=15)
+    x[1, 2, 3] = 0
+    x = x.to(dtype)
+    for dim, keepdim in [((1,), False), ((1, 2), True), (None, False), (-1, True)]:
+        ours = lt.vector_norm(x, ord, dim, keepdim)
+        theirs = torch.linalg.vector_norm(x.double(), ord, dim, keepdim).to(dtype)
+        torch.testing.assert_close(ours, theirs, rtol=rtol, atol=0)
+    if dtype in (torch.float32, torch.float64):
+        xa, xb = x.clone().requires_grad_(), x.double().clone().requires_grad_()
+        g = randn(4, 5, dtype=torch.float64, seed=16)
+        lt.vector_norm(xa, ord, 1).backward(g.to(dtype))
+        torch.linalg.vector_norm(xb, ord, 1).backward(g)
+        torch.testing.assert_close(xa.grad.double(), xb.grad, rtol=1e-5 if dtype == torch.float32
+                                   else 1e-12, atol=1e-6 if dtype == torch.float32 else 1e-14)
+    if dtype == torch.float64:
+        t = (torch.rand(3, 4, dtype=torch.float64) + 0.3).requires_grad_()
+        assert torch.autograd.gradcheck(lambda v: lt.vector_norm(v, ord, 1), (t,))
+        compiled = torch.compile(lambda v: lt.vector_norm(v, ord, (0, 1)), fullgraph=True)
+        torch.testing.assert_close(compiled(t.detach()),
+                                   torch.linalg.vector_norm(t.detach(), ord, (0, 1)), rtol=1e-14, atol=0)
