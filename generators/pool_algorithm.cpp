@@ -17,10 +17,10 @@ namespace {
 // float32_pow (float_math.h), within (3 + 2 ln 2 |log2 m / p|) u: Halide's float32 pow is wrong on
 // subnormal m, and with it as the root the accuracy suite's general-p bound failed on windows
 // that mix magnitudes (311 against 269 ulps at p = 0.5 over values from 1e-6 to 1e31; the
-// terms keep Halide's pow, which it passes with). float32_pow in the terms too made
-// [8, 256, 28, 28] 3x3 p = 2.5 16% slower than Halide's pow there (2.57 against 2.21 ms, Zen 4:
-// it is strict, without fused multiply-adds, and divides once); in the root alone, 11%.
-// float64 keeps Halide's pow. The kind's calls are always scanned for range errors
+// terms keep Halide's pow, which it passes with, subnormals aside: general_power). float32_pow in
+// the terms too made [8, 256, 28, 28] 3x3 p = 2.5 16% slower than Halide's pow there (2.57
+// against 2.21 ms, Zen 4: it is strict, without fused multiply-adds, and divides once); in the root
+// alone, 11%. float64 keeps Halide's pow. The kind's calls are always scanned for range errors
 // (range_repair.h), so float32_pow's 2^n may raise the overflow flag on the garbage of the
 // lanes past the output; integer roots, scanned only where a flag was raised, keep Halide's
 // pow, which builds 2^n from bits and raises none.
@@ -30,6 +30,28 @@ Expr general_root(const Expr &m, const Expr &p) {
         return pow(m, e);
     }
     return select(magnitude_bits(m) == 0, make_zero(m.type()), float32_pow(m, e));
+}
+
+// m^p for a finite m >= 0, the general kind's term. Halide's float32 pow is wrong on subnormal
+// m (pow(1e-40, 0.5) gave 7.7e-20, not 1e-20; a sum of such terms was off by up to 4e7 ulps
+// at p < 1, where no range flag is raised), so a subnormal m is taken as (m 2^24)^p 2^(-24 p):
+// a compare, two selects and a product per term, 2^(-24 p) once per call (in float64 where
+// `wide`, so rounded once). float64 keeps Halide's pow (libm's, right on subnormals).
+Expr general_power(const Expr &m, const Expr &p, bool wide) {
+    const Type t = m.type();
+    if (t.bits() != 32) {
+        return pow(m, cast(t, p));
+    }
+    const Expr tiny = m < make_const(t, 0x1p-126);
+    // p capped at 5: from there (m 2^24)^p < 2^-510 is 0 whatever it is multiplied by, and an
+    // uncapped 2^(-24 p) would itself underflow and raise the flag that makes the integer
+    // kinds, which compute it too, scan their output (RangeWatch).
+    const Expr capped = min(cast<double>(p), make_const(Float(64), 5.0));
+    const Expr undo =
+        wide ? cast(t, pow(make_const(Float(64), 2.0), capped * make_const(Float(64), -24.0)))
+             : pow(make_const(t, 2.0), cast(t, capped) * make_const(t, -24.0));
+    return pow(select(tiny, m * make_const(t, 0x1p24), m), cast(t, p)) *
+           select(tiny, undo, make_one(t));
 }
 
 // m^(1/p) for an integer p of the kInt kind. pow in float32 is off by 7-10 ulp for the roots
@@ -95,7 +117,7 @@ Expr magnitude_power(const Expr &m, const Expr &p_kind, const Expr &p, bool root
                       general_root(m, p), fixed_kind_root(m, p_kind, cube_root_of_m));
     }
     return select(p_kind == abi::kPoolInt, integer_power(m, p), p_kind == abi::kPoolP,
-                  pow(m, cast(m.type(), p)), fixed_kind_power(m, p_kind));
+                  general_power(m, p, wide), fixed_kind_power(m, p_kind));
 }
 
 // |v|^e for e = p (the term) or 1/p (the root) of a magnitude m >= 0, NaN or inf included.

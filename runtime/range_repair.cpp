@@ -341,10 +341,13 @@ void repair_pool_range(const Tensor &input, const Tensor &output, const PoolPara
     const int spatial = int(axes.size());
     int64_t window = 1;
     for (const PoolAxis &a : axes) window *= a.kernel;
-    const SumRange range = sum_range(input.dtype, acc, params.p, window);
+    const bool signed_mode = params.mode == PoolMode::signed_pow;
+    // Signed sums can cancel: an overflowing partial sum of p = 1 terms (1.7e308 + 1e308 -
+    // 1.6e308) is not the window's answer there, as it is for |x|.
+    const SumRange range = signed_mode ? power_sum_range(input.dtype, acc, params.p, window)
+                                       : sum_range(input.dtype, acc, params.p, window);
     if (!range.needs_scan()) return;
     t_pool_scanned = true;
-    const bool signed_mode = params.mode == PoolMode::signed_pow;
     const bool rescale = params.overhang == Overhang::rescale;
     auto *out = static_cast<unsigned char *>(output.data);
     const size_t size = dtype_size(output.dtype);

@@ -399,6 +399,44 @@ TEST(RangeRepair, PoolingSignedMode) {
     // p = 1 keeps the sign of the sum and has no power to overflow.
     EXPECT_EQ(pool_one(DType::float32, {-3e38L, -3e38L}, 1, PoolMode::signed_pow),
               -std::numeric_limits<ld>::infinity());
+    // ... but its float64 partial sums can: 1.7e308 + 1e308 overflows, the window's sum
+    // 1.1e308 does not (float32 inputs sum these in float64 and never overflow).
+    const std::vector<ld> big = {1.7e308L, 1e308L, -1.6e308L};
+    expect_near_exact(pool_one(DType::float64, big, 1, PoolMode::signed_pow),
+                      exact_norm(big, 1, true), DType::float64, "float64 signed p = 1");
+    const std::vector<ld> negative = {-1.7e308L, -1e308L, 1.6e308L};
+    expect_near_exact(pool_one(DType::float64, negative, 1, PoolMode::signed_pow),
+                      exact_norm(negative, 1, true), DType::float64, "float64 signed p = 1, < 0");
+}
+
+// Terms of subnormal |x| with p < 1 raise no range flag (their powers are larger than x), so
+// the kernel's own power must be right there: Halide's float32 pow is not on subnormals
+// (pow(1e-40, 0.5) gave 7.7e-20; these windows came out at 5.9e-39 for 1e-40, 3.0e-36 for
+// 2.77e-36). The bound is the general kind's (docs/semantics.md): the term's 4u, which the
+// root multiplies by 1/p, and the root's (3 + 2 ln 2 |log2 S / p|) u, u = 2^-24, then half an
+// ulp of the output dtype (at least its smallest subnormal's).
+TEST(RangeRepair, PoolingGeneralPOfSubnormals) {
+    for (DType d : {DType::float32, DType::bfloat16}) {
+        const ld smallest = d == DType::float32 ? std::ldexp(1.0L, -149) : std::ldexp(1.0L, -133);
+        for (double p : {0.5, 0.25, 0.75}) {
+            for (const std::vector<ld> &w : std::vector<std::vector<ld>>{
+                     {1e-40L}, {1e-39L, 1e-40L}, {2.7655601e-36L, 4.2e-45L}, {1e-20L, 3e-44L}}) {
+                const Array x = make_from(d, {int64_t(w.size())}, w);
+                std::vector<ld> v;
+                for (size_t i = 0; i < w.size(); i++) v.push_back(x.at(int64_t(i)));
+                const ld want = exact_norm(v, p);
+                if (want == 0) continue;  // every value rounded to 0 in this dtype
+                const ld sum = std::pow(want, ld(p));
+                const ld bound_u = 4 / p + 3 + 2 * std::log(2.0L) * std::fabs(std::log2(sum) / p);
+                const ld tolerance =
+                    want * bound_u * std::ldexp(1.0L, -24) + std::max(ulp(d, want), smallest) / 2;
+                const ld got = pool_one(d, v, p);
+                EXPECT_LE(std::fabs(got - want), tolerance)
+                    << dtype_name(d) << " p = " << p << " window of " << w.size() << ": got "
+                    << double(got) << ", exact " << double(want);
+            }
+        }
+    }
 }
 
 TEST(RangeRepair, SignedCancellationSumsInFloat64) {
