@@ -215,6 +215,12 @@ def _int_list(v: Union[None, int, Sequence[int]]) -> List[int]:
     return [int(e) for e in v]
 
 
+def _copied_into(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """`out` holding y, as PyTorch's out= arguments: written in place, not differentiable."""
+    with torch.no_grad():
+        return out.copy_(y)
+
+
 def vector_norm(x: torch.Tensor, ord: float = 2, dim: Union[None, int, Sequence[int]] = None,
                 keepdim: bool = False, *, dtype: Optional[torch.dtype] = None,
                 out: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -232,10 +238,7 @@ def vector_norm(x: torch.Tensor, ord: float = 2, dim: Union[None, int, Sequence[
                 raise _core.Error(f"linalg.vector_norm cannot compute the {ord} norm on the "
                                   f"dimension {d}: it is empty and the norm has no identity")
     y = _vector_norm(x, float(ord), dims, bool(keepdim))
-    if out is None:
-        return y
-    with torch.no_grad():
-        return out.copy_(y)
+    return y if out is None else _copied_into(out, y)
 
 
 def lp_pool1d(x: torch.Tensor, norm_type: float, kernel_size: Union[int, Sequence[int]],
@@ -268,7 +271,4 @@ def normalize(x: torch.Tensor, p: float = 2.0, dim: Union[int, Sequence[int]] = 
     NaN on an all-zero row; lpnorm gives 0). With `out`, as PyTorch: the result is copied into
     it and is not differentiable."""
     y = _normalize(x, float(p), _int_list(dim), float(eps))
-    if out is None:
-        return y
-    with torch.no_grad():
-        return out.copy_(y)
+    return y if out is None else _copied_into(out, y)
