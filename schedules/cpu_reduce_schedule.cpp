@@ -151,7 +151,7 @@ void per_row_group(Func f, const Func &out, Var at, Var lane, Var k, int streams
 // the row, folded to 8 lanes by vector adds, which a vector reduction adds at the end of the
 // row. (With 16 lanes, reduced one by one, [6, 12, 10, 24] axes {2, 3} took 20% longer: AVX-512,
 // one thread; folded to 4, 4% longer.)
-void schedule_float32_blocks(ReduceStages s, Var k, Var kgi, int streams) {
+void schedule_float32_blocks(ReduceStages s, Var k, Var kgi, int streams, const Expr &sequential) {
     const Var j = s.block.args()[0], b = s.block.args()[1];
     const int folded_lanes = std::min(8, s.block_lanes);
     RVar lanes_o("block_lanes_o"), lanes_i("block_lanes_i");
@@ -160,6 +160,11 @@ void schedule_float32_blocks(ReduceStages s, Var k, Var kgi, int streams) {
         s.acc.update(1).split(s.blocks.x, lanes_o, lanes_i, folded_lanes).rfactor(lanes_i, lane);
     per_row_group(lane_sums, s.out, kgi, lane, k, streams);
     for (Stage kind : specialize_kinds(lane_sums.update(), s)) {
+        // A group of one row where rows are read one at a time: nothing to unroll.
+        kind.specialize(sequential)
+            .reorder(lane, lanes_o, k, s.blocks.y)
+            .vectorize(lane)
+            .unroll(lanes_o);
         kind.reorder(lane, lanes_o, k, s.blocks.y)
             .vectorize(lane)
             .unroll(lanes_o)
@@ -171,6 +176,7 @@ void schedule_float32_blocks(ReduceStages s, Var k, Var kgi, int streams) {
         .store_in(MemoryType::Stack)
         .vectorize(j);
     for (Stage kind : specialize_kinds(s.block.update(), s)) {
+        kind.specialize(sequential).reorder(j, k, b, s.block_terms.x).vectorize(j);
         kind.reorder(j, k, b, s.block_terms.x)
             .vectorize(j)
             .unroll(k, streams, TailStrategy::GuardWithIf);
@@ -189,6 +195,10 @@ void schedule_float32_blocks(ReduceStages s, Var k, Var kgi, int streams) {
 // heap allocation per group, read and written back for every input vector: float16
 // [32, 256, 56, 56] axes {2, 3} reached 62% of the probe (now 89%), and malloc and free took
 // a fifth of the [6, 12, 10, 24] axes {2, 3} time (3.8 us, now 2.9; lpnorm_bench, AVX-512).
+//
+// Rows of at least `sequential_row_elements` (a knob, reduce_knobs.def) are instead read one
+// after another, in memory order, each a group of its own: one prefetch stream per task, which
+// some hosts read faster than `streams` rows side by side and others slower.
 void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target,
                     const ReduceKnobs &knobs) {
     const int lanes_n = vector_width(s, target, knobs);
@@ -213,7 +223,15 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
     // per row, they held 15% of the samples of the [6, 12, 10, 24] axes {2, 3} kernel (one
     // thread); as vectors, the call took 3% less. float16's took 3-4% more: rows one by one.
     const bool float32_blocks = s.block.defined();
+    // Long rows one at a time where the knob says so (reduce_knobs.def): groups of one row.
+    const Expr sequential = row >= knobs.sequential_row_elements;
+    Expr rows_per_task = max(
+        1, min(knobs.task_elements / max(row, 1), (rows + knobs.min_tasks - 1) / knobs.min_tasks));
     for (Stage kind : specialize_kinds(s.out, s)) {
+        Stage one_by_one = kind.specialize(sequential);
+        one_by_one.split(k, kg, ks, 1)
+            .split(kg, task, kgi, rows_per_task, TailStrategy::GuardWithIf);
+        one_by_one.specialize(large).parallel(task);
         Stage whole = kind.specialize(rows >= streams);
         whole.split(k, kg, ks, streams, TailStrategy::ShiftInwards)
             .split(kg, task, kgi, groups_per_task, TailStrategy::GuardWithIf);
@@ -224,12 +242,13 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
     }
     per_row_group(lanes, s.out, kgi, lane, k, streams);
     for (Stage kind : specialize_kinds(lanes.update(), s)) {
+        kind.specialize(sequential).reorder(lane, k, vec_r).vectorize(lane);
         kind.reorder(lane, k, vec_r).vectorize(lane).unroll(k, streams, TailStrategy::GuardWithIf);
     }
     s.acc.compute_at(s.out, float32_blocks ? kgi : ks);
     add_lanes_as_tree(s.acc.update().specialize(row >= lanes_n));
     if (float32_blocks) {
-        schedule_float32_blocks(s, k, kgi, streams);
+        schedule_float32_blocks(s, k, kgi, streams, sequential);
     }
 }
 

@@ -16,6 +16,7 @@ import hashlib
 import importlib.metadata
 import math
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -64,6 +65,11 @@ def parse_args(argv):
     ap.add_argument("--work-dir", default="build-autotune", help="candidates and results cache")
     ap.add_argument("--out-dir", default=str(measure.ROOT / "schedules" / "tuned"),
                     help="where tuned files go")
+    ap.add_argument("--compare", nargs="+", metavar="KNOBS",
+                    help="no search: time the build's knobs (the tuned file's, else hand) "
+                         "against each KNOBS ('streams=1,vector_multiple=4', applied over "
+                         "them) in --rounds interleaved rounds, and print medians against "
+                         "the probe; writes no file")
     ap.add_argument("--no-reject", action="store_true",
                     help="flow tests only: write the best candidate even when it loses to hand")
     args = ap.parse_args(argv)
@@ -258,6 +264,53 @@ class UnitTuner:
             point[name.strip()] = int(value)
         return search.key(point)
 
+    def compare(self, specs):
+        """Times the build's knobs and each of `specs` applied over them in interleaved rounds
+        (each checked against the reference on the unit's verify shapes first); prints medians and their ratio to the
+        probe's median of the same rounds. For a noisy machine: every round runs every point
+        once, so a slow minute slows them all."""
+        u, a = self.unit, self.args
+        base_key = self.checked_in_key() or search.key(self.hand)
+        keys = {"build": base_key}
+        for spec in specs:
+            try:
+                keys[spec] = search.key(search.override(search.point_of(base_key), spec,
+                                                        self.knobs))
+            except ValueError as e:
+                raise SystemExit(f"{u.name}: --compare {e}")
+        log(f"== {u.name} on {a.isa}: {a.rounds} interleaved rounds of "
+            + ", ".join(f"{name} ({key})" for name, key in keys.items()))
+        for name, key in keys.items():
+            # Checked on the unit's small ragged shapes whatever --cases times.
+            exe = self.exe(key, self.params(search.point_of(key)))
+            wrong = self._failure(self.runner.run(exe, ["--no-time"] + u.harness_args + u.verify))
+            if wrong:
+                raise SystemExit(f"{u.name}: {name} failed: {wrong[:300]}")
+        times = {name: [[] for _ in self.cases] for name in keys}
+        probe = [[] for _ in self.cases]
+        for _ in range(a.rounds):
+            for i, (name, key) in enumerate(keys.items()):
+                args = self.timing_args() + (["--probe"] if i == 0 else []) + self.cases
+                out = self.runner.run(self.exe(key, self.params(search.point_of(key))), args)
+                if self._failure(out):
+                    raise SystemExit(f"{u.name}: {name} failed: {self._failure(out)}")
+                for j, c in enumerate(out["cases"]):
+                    times[name][j].append(c["seconds"])
+                    if i == 0:
+                        probe[j].append(c["probe_seconds"])
+        median = statistics.median
+        lines = ["| case | probe | " + " | ".join(keys) + " |",
+                 "|---|---:|" + "---:|" * len(keys)]
+        for j, case in enumerate(self.cases):
+            cells = [f"{tuned_file.fmt_time(median(times[n][j]))} "
+                     f"({100 * median(probe[j]) / median(times[n][j]):.0f}%)" for n in keys]
+            lines.append(f"| {case} | {tuned_file.fmt_time(median(probe[j]))} | "
+                         + " | ".join(cells) + " |")
+        log("\n".join(lines))
+        log(f"medians of {a.rounds} rounds, {a.threads} threads; in parentheses the probe's "
+            f"median over the point's")
+        return keys, times, probe
+
     def confirm(self, best, runner_up, baselines, tried, failed):
         """Re-times hand, best, runner-up and the checked-in file's knobs in interleaved
         rounds; writes the best, or keeps hand or the checked-in knobs and says why."""
@@ -342,10 +395,15 @@ def main(argv=None):
     try:
         for name in args.units:
             tuner = UnitTuner(args, UNITS[name], generator, include)
+            if args.compare:
+                tuner.compare(args.compare)
+                continue
             reports.append(tuner.tune()[0])
     except KeyboardInterrupt:
         log("\nstopped; run the same command again to resume from the cached results")
         return 130
+    if args.compare:
+        return 0
     summary = Path(args.work_dir) / f"report.{args.isa}{measure.dtype_suffix(args.dtype)}.md"
     summary.write_text("\n\n".join(r.table() for r in reports) + "\n")
     log(f"tables in {summary}")

@@ -25,6 +25,29 @@ def point_of(key_text):
     return {k: int(v) for k, v in (kv.split("=") for kv in key_text.split(","))}
 
 
+def override(base, spec, knobs):
+    """`base` with the assignments of `spec` ("name=value,name=value") applied: each name must
+    be one of `knobs` (the unit's), each value within its range."""
+    point = dict(base)
+    by_name = {k.name: k for k in knobs}
+    for item in spec.split(","):
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or name not in by_name:
+            raise ValueError(f"'{item}' in '{spec}': expected name=value with a name of "
+                             f"{', '.join(sorted(by_name))}")
+        try:
+            number = int(value)
+        except ValueError:
+            raise ValueError(f"'{item}' in '{spec}': the value is not an integer") from None
+        knob = by_name[name]
+        if not knob.min <= number <= knob.max:
+            raise ValueError(f"'{item}' in '{spec}': {name} ranges over "
+                             f"[{knob.min}, {knob.max}]")
+        point[name] = number
+    return point
+
+
 class CoordinateDescent:
     def __init__(self, knobs, start, budget, min_gain=0.01):
         self.knobs = knobs        # [Knob], searched in this order

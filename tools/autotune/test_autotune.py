@@ -50,6 +50,29 @@ class KnobsTest(unittest.TestCase):
             self.assertIn(dtype, str(refused.exception))
 
 
+class OverrideTest(unittest.TestCase):
+    """--compare's knob assignments, applied over the build's knobs."""
+    declared = knobs.parse_def('LPNORM_KNOB(streams, 4, 1, 16, linear, "x")\n'
+                              'LPNORM_KNOB(vector_multiple, 2, 1, 8, pow2, "y")')
+
+    def test_applies_over_the_base(self):
+        base = {"streams": 8, "vector_multiple": 2}
+        self.assertEqual(search.override(base, "streams=1", self.declared),
+                         {"streams": 1, "vector_multiple": 2})
+        self.assertEqual(search.override(base, "streams=12, vector_multiple=4", self.declared),
+                         {"streams": 12, "vector_multiple": 4})
+        self.assertEqual(base, {"streams": 8, "vector_multiple": 2})
+
+    def test_names_values_and_ranges_are_checked(self):
+        base = {"streams": 8, "vector_multiple": 2}
+        for spec, says in (("stream=1", "streams, vector_multiple"), ("streams", "name=value"),
+                           ("streams=x", "not an integer"), ("streams=17", "[1, 16]"),
+                           ("vector_multiple=0", "[1, 8]")):
+            with self.assertRaises(ValueError) as refused:
+                search.override(base, spec, self.declared)
+            self.assertIn(says, str(refused.exception), spec)
+
+
 def bowl(optimum):
     """A score with its minimum at `optimum`, and the calls made."""
     calls = []

@@ -55,9 +55,10 @@ UNITS = {u.name: u for u in [
          bench=["25690112@1", "4096@1"],
          verify=["1@1", "7@1", "17@1", "33@1", "1000003@1"],
          tiny=["4099@1"]),
-    Unit("reduce_inner", "reduce_inner", "reduce", _SUM, _CONTIGUOUS,
+    # Rows of 4099 check every kind of p where long rows are read one at a time.
+    Unit("reduce_inner", "reduce_inner", "reduce", _SUM, _CONTIGUOUS + ["sequential_row_elements"],
          bench=["3136x8192@1", "8192x8192@1", "240x72@1"],
-         verify=["1x9@1", "8x3@1", "37x5@1", "17x1021@1", "1000x1000@1"],
+         verify=["1x9@1", "8x3@1", "37x5@1", "17x1021@1", "1000x1000@1", "4099x37@1"],
          tiny=["37x5@1"]),
     Unit("reduce_outer", "reduce_outer", "reduce", _SUM, _STRIDED,
          bench=["8192x8192@2"],
