@@ -216,25 +216,25 @@ void schedule_inner(ReduceStages s, const ReduceBuffers &b, const Target &target
     // Whole groups of rows per task: task_elements' worth, but few enough groups that there
     // are min_tasks tasks where the groups allow it. Without that bound an input just above
     // the thread threshold made one task, and the parallel loop ran it on the calling thread.
-    Expr groups = (rows + streams - 1) / streams;
-    Expr groups_per_task = max(1, min(knobs.task_elements / max(row, 1) / streams,
-                                      (groups + knobs.min_tasks - 1) / knobs.min_tasks));
+    auto groups_per_task = [&](int group_rows) {
+        Expr groups = (rows + group_rows - 1) / group_rows;
+        return max(1, min(knobs.task_elements / max(row, 1) / group_rows,
+                          (groups + knobs.min_tasks - 1) / knobs.min_tasks));
+    };
     // With float32 partial sums, a group's roots, checks and conversions as one vector: scalar
     // per row, they held 15% of the samples of the [6, 12, 10, 24] axes {2, 3} kernel (one
     // thread); as vectors, the call took 3% less. float16's took 3-4% more: rows one by one.
     const bool float32_blocks = s.block.defined();
     // Long rows one at a time where the knob says so (reduce_knobs.def): groups of one row.
     const Expr sequential = row >= knobs.sequential_row_elements;
-    Expr rows_per_task = max(
-        1, min(knobs.task_elements / max(row, 1), (rows + knobs.min_tasks - 1) / knobs.min_tasks));
     for (Stage kind : specialize_kinds(s.out, s)) {
         Stage one_by_one = kind.specialize(sequential);
         one_by_one.split(k, kg, ks, 1)
-            .split(kg, task, kgi, rows_per_task, TailStrategy::GuardWithIf);
+            .split(kg, task, kgi, groups_per_task(1), TailStrategy::GuardWithIf);
         one_by_one.specialize(large).parallel(task);
         Stage whole = kind.specialize(rows >= streams);
         whole.split(k, kg, ks, streams, TailStrategy::ShiftInwards)
-            .split(kg, task, kgi, groups_per_task, TailStrategy::GuardWithIf);
+            .split(kg, task, kgi, groups_per_task(streams), TailStrategy::GuardWithIf);
         if (float32_blocks) whole.vectorize(ks);
         whole.specialize(large).parallel(task);
         // Fewer rows than streams: one short group.
