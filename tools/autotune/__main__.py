@@ -266,9 +266,9 @@ class UnitTuner:
 
     def compare(self, specs):
         """Times the build's knobs and each of `specs` applied over them in interleaved rounds
-        (each checked against the reference on the unit's verify shapes first); prints medians and their ratio to the
-        probe's median of the same rounds. For a noisy machine: every round runs every point
-        once, so a slow minute slows them all."""
+        (each checked against the reference on the unit's verify shapes first); prints medians
+        and their ratio to the probe's median of the same rounds. For a noisy machine: every
+        round runs every point once, so a slow minute slows them all."""
         u, a = self.unit, self.args
         base_key = self.checked_in_key() or search.key(self.hand)
         keys = {"build": base_key}
@@ -280,20 +280,23 @@ class UnitTuner:
                 raise SystemExit(f"{u.name}: --compare {e}")
         log(f"== {u.name} on {a.isa}: {a.rounds} interleaved rounds of "
             + ", ".join(f"{name} ({key})" for name, key in keys.items()))
-        for name, key in keys.items():
-            # Checked on the unit's small ragged shapes whatever --cases times.
-            exe = self.exe(key, self.params(search.point_of(key)))
-            wrong = self._failure(self.runner.run(exe, ["--no-time"] + u.harness_args + u.verify))
+        exes = {name: self.exe(key, self.params(search.point_of(key)))
+                for name, key in keys.items()}
+
+        def run(name, args):
+            out = self.runner.run(exes[name], args)
+            wrong = self._failure(out)
             if wrong:
                 raise SystemExit(f"{u.name}: {name} failed: {wrong[:300]}")
+            return out
+
+        for name in keys:  # on the unit's small ragged shapes, whatever --cases times
+            run(name, ["--no-time"] + u.harness_args + u.verify)
         times = {name: [[] for _ in self.cases] for name in keys}
         probe = [[] for _ in self.cases]
         for _ in range(a.rounds):
-            for i, (name, key) in enumerate(keys.items()):
-                args = self.timing_args() + (["--probe"] if i == 0 else []) + self.cases
-                out = self.runner.run(self.exe(key, self.params(search.point_of(key))), args)
-                if self._failure(out):
-                    raise SystemExit(f"{u.name}: {name} failed: {self._failure(out)}")
+            for i, name in enumerate(keys):
+                out = run(name, self.timing_args() + (["--probe"] if i == 0 else []) + self.cases)
                 for j, c in enumerate(out["cases"]):
                     times[name][j].append(c["seconds"])
                     if i == 0:
@@ -309,7 +312,6 @@ class UnitTuner:
         log("\n".join(lines))
         log(f"medians of {a.rounds} rounds, {a.threads} threads; in parentheses the probe's "
             f"median over the point's")
-        return keys, times, probe
 
     def confirm(self, best, runner_up, baselines, tried, failed):
         """Re-times hand, best, runner-up and the checked-in file's knobs in interleaved
