@@ -260,7 +260,7 @@ void register_pool_benchmarks(int threads) {
             if (elem == Elem::f32 && c.shape.size() == 4) {
                 // oneDNN's blocked layout is a vector of channels: 8 with AVX2 (its 16-channel
                 // layout has only the reference implementation there), 16 with AVX-512.
-                const int block = lpnorm::detected_isa() == lpnorm::Isa::avx512 ? 16 : 8;
+                const int block = lpnorm::cpu_supports(lpnorm::Isa::avx512) ? 16 : 8;
                 for (int channel_block : {0, block}) {
                     const std::string layout =
                         channel_block == 0 ? "nchw" : "nchw" + std::to_string(channel_block) + "c";

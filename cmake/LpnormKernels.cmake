@@ -103,7 +103,8 @@ set(LPNORM_GENERATOR lpnorm::halide_generators::lpnorm_generators)
 # _lpnorm_isa_builds(<out-var> <isa> <op> <dtype> [<reducer>]): whether <isa> gets a kernel of
 # op <op> (reduce, pool, normalize, reduce_backward, normalize_backward, pool_backward), <dtype>
 # (and <reducer>). LPNORM_ISA_OPS_<isa>, LPNORM_ISA_DTYPES_<isa> and LPNORM_ISA_REDUCERS_<isa>
-# restrict an ISA to the kernels it changes; the runtime runs the next ISA's kernel for the
+# (and, for the reductions, LPNORM_ISA_REDUCE_PATTERNS_<isa>) restrict an ISA to the kernels
+# it changes; the runtime runs the next ISA's kernel for the
 # others. The platforms set them where an ISA changes only some kernels; a build may set them
 # (cache) for another ISA, as the test job does for AVX-512 on machines that cannot run it.
 function(_lpnorm_isa_builds out_var isa op dtype)
@@ -201,6 +202,10 @@ function(lpnorm_add_reduce_kernels objects_var table_var)
             endif ()
             foreach (pattern IN LISTS patterns)
                 if ("reduce_${pattern}" IN_LIST LPNORM_GPU_LEFT_OUT_${isa})
+                    continue()
+                endif ()
+                if (DEFINED LPNORM_ISA_REDUCE_PATTERNS_${isa}
+                    AND NOT pattern IN_LIST LPNORM_ISA_REDUCE_PATTERNS_${isa})
                     continue()
                 endif ()
                 foreach (reducer IN LISTS LPNORM_REDUCERS)

@@ -25,7 +25,15 @@ if (LPNORM_PLATFORM MATCHES "^x86-64-(linux|windows)$")
     set(LPNORM_TARGET_sse41 "${LPNORM_PLATFORM}-sse41-large_buffers")
     set(LPNORM_TARGET_avx2 "${LPNORM_PLATFORM}-sse41-avx-avx2-fma-f16c-large_buffers")
     set(LPNORM_TARGET_avx512 "${LPNORM_PLATFORM}-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-large_buffers")
-    set(LPNORM_PLATFORM_ISAS sse41 avx2 avx512)
+    # avx512_zen5: avx512's instructions, tuned for AMD Zen 5 (LLVM's znver5 scheduling and
+    # schedules/tuned/*.avx512_zen5.* knobs). Only the kernels whose knobs differ from avx512's
+    # are built for it; the runtime takes it on AMD family 1Ah and later
+    # (runtime/cpu_features.cpp), and avx512's kernels for the rest.
+    set(LPNORM_TARGET_avx512_zen5 "${LPNORM_TARGET_avx512}-tune_znver5")
+    set(LPNORM_ISA_OPS_avx512_zen5 reduce)
+    set(LPNORM_ISA_DTYPES_avx512_zen5 float32)
+    set(LPNORM_ISA_REDUCE_PATTERNS_avx512_zen5 inner)
+    set(LPNORM_PLATFORM_ISAS sse41 avx2 avx512 avx512_zen5)
     # F16C converts float32 to float16 keeping NaN; SSE4.1's emulated conversion turns it
     # into inf, so only those kernels keep the NaN test on float16 outputs. SSE4.1 has no FMA
     # either, so its normalization scales float32 in float64.

@@ -287,10 +287,10 @@ const char *lpnorm_last_error(void) { return t_last_error.c_str(); }
 int lpnorm_set_isa(const char *isa) {
     lpnorm::Isa parsed;
     if (!lpnorm::parse_isa(isa, &parsed)) {
-        return record(
-            lpnorm::Status(lpnorm::ErrorCode::invalid_argument,
-                           std::string("isa = ") + (isa ? isa : "(null)") +
-                               " is not one of auto, sse41, avx2, avx512, neon, neon_fp16"));
+        return record(lpnorm::Status(
+            lpnorm::ErrorCode::invalid_argument,
+            std::string("isa = ") + (isa ? isa : "(null)") +
+                " is not one of auto, sse41, avx2, avx512, avx512_zen5, neon, neon_fp16"));
     }
     return record(lpnorm::set_isa(parsed));
 }

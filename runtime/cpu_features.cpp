@@ -16,8 +16,9 @@ namespace {
 
 struct X86Features {
     bool sse41 = false;
-    bool avx2_fma_f16c = false;   // the avx2 variant's target: AVX, AVX2, FMA, F16C
-    bool avx512_skylake = false;  // the avx512 variant's target: F, CD, BW, DQ, VL
+    bool avx2_fma_f16c = false;      // the avx2 variant's target: AVX, AVX2, FMA, F16C
+    bool avx512_skylake = false;     // the avx512 variant's target: F, CD, BW, DQ, VL
+    bool amd_zen5_or_later = false;  // "AuthenticAMD", family 1Ah or higher
 };
 
 uint64_t read_xcr0() {
@@ -38,6 +39,13 @@ X86Features detect() {
     const bool avx = ecx & (1u << 28);
     const bool f16c = ecx & (1u << 29);
     f.sse41 = sse41;
+    // Family: the base field, plus the extended one when the base is 0Fh (AMD's convention).
+    unsigned family = (eax >> 8) & 0xF;
+    if (family == 0xF) family += (eax >> 20) & 0xFF;
+    unsigned max_leaf = 0, vendor_b = 0, vendor_c = 0, vendor_d = 0;
+    __get_cpuid(0, &max_leaf, &vendor_b, &vendor_c, &vendor_d);
+    const bool amd = vendor_b == 0x68747541 && vendor_d == 0x69746e65 && vendor_c == 0x444d4163;
+    f.amd_zen5_or_later = amd && family >= 0x1A;
     if (!osxsave) {
         return f;
     }
@@ -69,10 +77,13 @@ bool cpu_can_run(Isa isa) {
     switch (isa) {
     case Isa::sse41: return features().sse41;
     case Isa::avx2: return features().avx2_fma_f16c;
-    case Isa::avx512: return features().avx512_skylake;
+    case Isa::avx512:
+    case Isa::avx512_zen5: return features().avx512_skylake;
     default: return false;
     }
 }
+
+bool cpu_is_tuned_for(Isa isa) { return isa != Isa::avx512_zen5 || features().amd_zen5_or_later; }
 
 #elif defined(__aarch64__) && (defined(__linux__) || defined(__ANDROID__))
 
@@ -97,9 +108,12 @@ bool cpu_can_run(Isa isa) {
     }
 }
 
+bool cpu_is_tuned_for(Isa) { return true; }
+
 #else
 
 bool cpu_can_run(Isa) { return false; }
+bool cpu_is_tuned_for(Isa) { return true; }
 
 #endif
 

@@ -216,6 +216,7 @@ bool backend_compiled(Backend backend) {
 
 Isa lower_isa(Isa isa) {
     switch (isa) {
+    case Isa::avx512_zen5: return Isa::avx512;
     case Isa::avx512: return Isa::avx2;
     case Isa::avx2: return Isa::sse41;
     case Isa::neon_fp16: return Isa::neon;

@@ -14,7 +14,7 @@ enum class Pattern : int { all = 0, inner = 1, outer = 2, middle = 3, general = 
 constexpr int kNumPatterns = 5;
 enum class Reducer : int { sum = 0, extreme = 1 };
 constexpr int kNumReducers = 2;
-constexpr int kNumIsas = 6;  // indexed by Isa; slot 0 (auto_detect) stays empty
+constexpr int kNumIsas = 7;  // indexed by Isa; slot 0 (auto_detect) stays empty
 
 const char *pattern_name(Pattern pattern);
 const char *reducer_name(Reducer reducer);
@@ -151,8 +151,8 @@ std::string pool_backward_pattern_name(const PoolBackwardKey &key);
 bool backend_compiled(Backend backend);
 constexpr int kNumBackends = int(Backend::d3d12) + 1;  // indexed by Backend
 
-// The next ISA of the same architecture to fall back to (avx512 -> avx2 -> sse41,
-// neon_fp16 -> neon), or Isa::auto_detect when there is none.
+// The next ISA of the same architecture to fall back to (avx512_zen5 -> avx512 -> avx2 ->
+// sse41, neon_fp16 -> neon), or Isa::auto_detect when there is none.
 Isa lower_isa(Isa isa);
 
 // True when at least one kernel was compiled for `isa`.

@@ -20,17 +20,20 @@ std::atomic<int> g_num_threads{0};
 std::atomic<int> g_forced_pattern{-1};
 thread_local int t_last_pattern = -1;
 
+// Every ISA, best first: the order auto-detection tries them in.
+constexpr Isa kIsasBestFirst[] = {Isa::avx512_zen5, Isa::avx512,    Isa::avx2,
+                                  Isa::sse41,       Isa::neon_fp16, Isa::neon};
+
 Isa best_isa() {
-    for (Isa isa : {Isa::avx512, Isa::avx2, Isa::sse41, Isa::neon_fp16, Isa::neon}) {
-        if (rt::cpu_can_run(isa) && rt::isa_compiled(isa)) {
+    for (Isa isa : kIsasBestFirst) {
+        if (rt::cpu_can_run(isa) && rt::cpu_is_tuned_for(isa) && rt::isa_compiled(isa)) {
             return isa;
         }
     }
     return Isa::auto_detect;  // no runnable kernel: reduce() reports unsupported
 }
 
-// LPNORM_ISA=sse41|avx2|avx512|neon|neon_fp16 forces an ISA the CPU can run; anything else is
-// ignored.
+// LPNORM_ISA=<an isa_name> forces an ISA the CPU can run; anything else is ignored.
 int isa_from_environment() {
     const char *env = std::getenv("LPNORM_ISA");
     Isa isa;
@@ -51,13 +54,17 @@ const char *isa_name(Isa isa) {
     case Isa::avx512: return "avx512";
     case Isa::neon: return "neon";
     case Isa::neon_fp16: return "neon_fp16";
+    case Isa::avx512_zen5: return "avx512_zen5";
     }
     return "invalid";
 }
 
 bool parse_isa(const char *name, Isa *out) {
-    for (Isa isa :
-         {Isa::auto_detect, Isa::sse41, Isa::avx2, Isa::avx512, Isa::neon, Isa::neon_fp16}) {
+    if (name && std::strcmp(name, isa_name(Isa::auto_detect)) == 0) {
+        *out = Isa::auto_detect;
+        return true;
+    }
+    for (Isa isa : kIsasBestFirst) {
         if (name && std::strcmp(name, isa_name(isa)) == 0) {
             *out = isa;
             return true;
@@ -89,7 +96,7 @@ Isa active_isa() {
 
 Status set_isa(Isa isa) {
     if (isa != Isa::auto_detect) {
-        if (int(isa) < 0 || int(isa) > int(Isa::neon_fp16)) {
+        if (int(isa) < 0 || int(isa) >= rt::kNumIsas) {
             return Status(ErrorCode::invalid_argument,
                           "isa = " + std::to_string(int(isa)) + " is not an Isa");
         }

@@ -243,7 +243,7 @@ TEST_P(AccuracyReduce, EveryPatternPKindAndMagnitude) {
     uint64_t seed = 1;
     for (Isa isa : all_isas()) {
         std::string why;
-        if (!force_isa_for(isa, d, &why)) continue;
+        if (!force_isa_for(isa, "reduce", d, &why)) continue;
         for (const ReduceCase &c : reduce_cases()) {
             for (double p : {1.0, 2.0, 3.0, 2.5, 0.5, 7.0, HUGE_VAL, -HUGE_VAL, 0.0}) {
                 for (Magnitudes m : {Magnitudes::ordinary, Magnitudes::huge, Magnitudes::tiny,
@@ -460,7 +460,7 @@ TEST_P(AccuracyPool, EveryRankPKindAndMagnitude) {
     uint64_t seed = 1000;
     for (Isa isa : all_isas()) {
         std::string why;
-        if (!force_isa_for(isa, d, &why)) continue;
+        if (!force_isa_for(isa, "pool", d, &why)) continue;
         for (const PoolCase &c : pool_cases()) {
             for (double p : {1.0, 2.0, 3.0, 4.0, 7.0, 2.5, 0.5}) {
                 for (Magnitudes m : {Magnitudes::ordinary, Magnitudes::huge, Magnitudes::tiny,

@@ -120,7 +120,7 @@ protected:
 TEST_P(NormalizeSweep, PatternsPClassesEpsModes) {
     const auto [isa, dtype] = GetParam();
     std::string why;
-    if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
+    if (!force_isa_for(isa, "normalize", dtype, &why)) GTEST_SKIP() << why;
     uint64_t seed = 11;
     for (int64_t s : kSizes) {
         for (const Case &c : cases(s)) {
@@ -142,7 +142,7 @@ TEST_P(NormalizeSweep, PatternsPClassesEpsModes) {
 TEST_P(NormalizeSweep, ValuesAtTheEndsOfTheRange) {
     const auto [isa, dtype] = GetParam();
     std::string why;
-    if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
+    if (!force_isa_for(isa, "normalize", dtype, &why)) GTEST_SKIP() << why;
     std::vector<long double> scales;
     switch (dtype) {
     case DType::float32: scales = {1e30L, 3e38L, 1e-30L, 1e-40L, 1e-44L}; break;

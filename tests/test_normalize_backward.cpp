@@ -114,7 +114,7 @@ protected:
 TEST_P(NormalizeBackwardSweep, PatternsPClassesEpsModes) {
     const auto [isa, dtype] = GetParam();
     std::string why;
-    if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
+    if (!force_isa_for(isa, "normalize_backward", dtype, &why)) GTEST_SKIP() << why;
     uint64_t seed = 101;
     for (int64_t s : {1, 2, 3, 5, 8, 9, 16, 17, 33, 64}) {
         for (const Case &c : cases(s)) {
@@ -136,7 +136,7 @@ TEST_P(NormalizeBackwardSweep, PatternsPClassesEpsModes) {
 TEST_P(NormalizeBackwardSweep, ValuesAtTheEndsOfTheRange) {
     const auto [isa, dtype] = GetParam();
     std::string why;
-    if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
+    if (!force_isa_for(isa, "normalize_backward", dtype, &why)) GTEST_SKIP() << why;
     std::vector<long double> scales;
     switch (dtype) {
     case DType::float32: scales = {1e30L, 3e38L, 1e-30L, 1e-40L}; break;

@@ -132,7 +132,7 @@ protected:
 TEST_P(PoolBackwardSweep, WindowsModesAndOrders) {
     const auto [isa, dtype, spatial] = GetParam();
     std::string why;
-    if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
+    if (!force_isa_for(isa, "pool_backward", dtype, &why)) GTEST_SKIP() << why;
     uint64_t seed = 11;
     for (const Geometry &g : geometries(spatial)) {
         Array x = make_array(dtype, with_batch(2, 3, g.spatial));
@@ -166,7 +166,7 @@ TEST_P(PoolBackwardSweep, WindowsModesAndOrders) {
 TEST_P(PoolBackwardSweep, LargeShapes) {
     const auto [isa, dtype, spatial] = GetParam();
     std::string why;
-    if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
+    if (!force_isa_for(isa, "pool_backward", dtype, &why)) GTEST_SKIP() << why;
     const int64_t n = running_emulated() ? 1 : 4;
     std::vector<Geometry> cases;
     if (spatial == 1) {

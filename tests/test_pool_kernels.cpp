@@ -141,7 +141,9 @@ std::vector<int64_t> with_batch(int64_t n, int64_t c, const std::vector<int64_t>
 
 class PoolSweep : public ::testing::TestWithParam<std::tuple<Isa, DType, int>> {
 protected:
-    bool select_isa(Isa isa, DType dtype) { return force_isa_for(isa, dtype, &skip_reason_); }
+    bool select_isa(Isa isa, DType dtype) {
+        return force_isa_for(isa, "pool", dtype, &skip_reason_);
+    }
     void TearDown() override { set_isa(Isa::auto_detect); }
 
     bool check(const Tensor &x, const PoolParams &p) { return budget_.record(check_pool(x, p)); }
@@ -549,7 +551,7 @@ TEST(PoolLarge, DilatedKernelFarWiderThanTheInput) {
         for (const Case &c : cases) {
             for (DType dtype : {DType::float32, DType::float64}) {
                 std::string skip_reason;
-                if (!force_isa_for(isa, dtype, &skip_reason)) continue;
+                if (!force_isa_for(isa, "pool", dtype, &skip_reason)) continue;
                 Array x = make_array(dtype, c.shape);
                 fill_random(&x, 17);
                 for (Overhang overhang : {Overhang::sum, Overhang::rescale}) {

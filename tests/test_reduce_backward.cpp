@@ -100,7 +100,7 @@ protected:
 TEST_P(ReduceBackwardSweep, LayoutsAndOrders) {
     const auto [isa, dtype] = GetParam();
     std::string why;
-    if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
+    if (!force_isa_for(isa, "reduce_backward", dtype, &why)) GTEST_SKIP() << why;
     uint64_t seed = 31;
     for (int64_t s : kSizes) {
         for (const Case &c : cases(s)) {
@@ -122,7 +122,7 @@ TEST_P(ReduceBackwardSweep, LayoutsAndOrders) {
 TEST_P(ReduceBackwardSweep, LargeShapes) {
     const auto [isa, dtype] = GetParam();
     std::string why;
-    if (!force_isa_for(isa, dtype, &why)) GTEST_SKIP() << why;
+    if (!force_isa_for(isa, "reduce_backward", dtype, &why)) GTEST_SKIP() << why;
     const bool emulated = running_emulated();
     const int64_t n = emulated ? 24 : 96;
     uint64_t seed = 5;

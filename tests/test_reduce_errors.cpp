@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -185,6 +186,28 @@ TEST_F(Errors, UnsupportedIsaIsReported) {
     }
     EXPECT_TRUE(set_isa(Isa::auto_detect).ok());
     EXPECT_EQ(active_isa(), detected_isa());
+}
+
+// Detection takes avx512_zen5 exactly on AMD family 1Ah (Zen 5) and later, as Linux's
+// /proc/cpuinfo names the CPU (the runtime reads CPUID itself), and never on other CPUs.
+TEST_F(Errors, Zen5KernelsAreDetectedOnZen5Only) {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line, vendor;
+    int family = -1;
+    while (std::getline(cpuinfo, line) && (vendor.empty() || family < 0)) {
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos || colon + 2 > line.size()) continue;
+        if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(colon + 2);
+        if (line.rfind("cpu family", 0) == 0) family = std::stoi(line.substr(colon + 2));
+    }
+    if (vendor.empty() || family < 0) GTEST_SKIP() << "no x86 /proc/cpuinfo here";
+    bool built = false;
+    for (const VariantInfo &v : compiled_variants()) built = built || v.isa == Isa::avx512_zen5;
+    if (!built || !cpu_supports(Isa::avx512)) GTEST_SKIP() << "no avx512_zen5 kernels to take";
+    const bool zen5 = vendor == "AuthenticAMD" && family >= 0x1A;
+    EXPECT_EQ(detected_isa() == Isa::avx512_zen5, zen5)
+        << vendor << " family " << family << ": detected " << isa_name(detected_isa());
+    if (!zen5) EXPECT_EQ(detected_isa(), Isa::avx512);
 }
 
 }  // namespace

@@ -76,7 +76,9 @@ bool all_extents_above_one(const std::vector<int64_t> &shape) {
 class KernelSweep : public ::testing::TestWithParam<std::tuple<Isa, DType>> {
 protected:
     // Forces the ISA; false (with the test skipped or failed) when it cannot run here.
-    bool select_isa(Isa isa, DType dtype) { return force_isa_for(isa, dtype, &skip_reason_); }
+    bool select_isa(Isa isa, DType dtype) {
+        return force_isa_for(isa, "reduce", dtype, &skip_reason_);
+    }
     void TearDown() override { set_isa(Isa::auto_detect); }
 
     // Calls f(x, axes, expected pattern) for every case of every pattern, with the pattern

@@ -243,18 +243,18 @@ bool skipped_under_emulation(size_t case_index, size_t share, size_t offset) {
 }
 
 const std::vector<Isa> &all_isas() {
-    static const std::vector<Isa> isas = {Isa::sse41, Isa::avx2, Isa::avx512, Isa::neon,
-                                          Isa::neon_fp16};
+    static const std::vector<Isa> isas = {Isa::sse41,       Isa::avx2, Isa::avx512,
+                                          Isa::avx512_zen5, Isa::neon, Isa::neon_fp16};
     return isas;
 }
 
-bool force_isa_for(Isa isa, DType dtype, std::string *why) {
-    bool has_dtype = false;
+bool force_isa_for(Isa isa, const char *op, DType dtype, std::string *why) {
+    bool has_kernel = false;
     for (const VariantInfo &v : compiled_variants()) {
-        has_dtype = has_dtype || (v.isa == isa && v.dtype == dtype);
+        has_kernel = has_kernel || (v.isa == isa && v.op == op && v.dtype == dtype);
     }
-    if (cpu_supports(isa) && !has_dtype) {
-        *why = std::string(isa_name(isa)) + " has no " + dtype_name(dtype) +
+    if (cpu_supports(isa) && !has_kernel) {
+        *why = std::string(isa_name(isa)) + " has no " + dtype_name(dtype) + " " + op +
                " kernels in this build (they fall back to another ISA's)";
         return false;
     }

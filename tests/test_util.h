@@ -100,10 +100,10 @@ bool skipped_under_emulation(size_t case_index, size_t share, size_t offset = 0)
 // Forces `isa` (callers restore Isa::auto_detect afterwards); false, with `why` set, when this
 // CPU cannot run it or the build lacks it; any other failure is an EXPECT failure.
 bool force_isa(Isa isa, std::string *why);
-// force_isa, and also false (with `why`) when `isa` has no kernel of `dtype` in this build:
-// that dtype runs another ISA's kernels there (neon_fp16 has only float16 ones), which that
-// ISA's own tests cover.
-bool force_isa_for(Isa isa, DType dtype, std::string *why);
+// force_isa, and also false (with `why`) when `isa` has no kernel of `op` (VariantInfo::op)
+// and `dtype` in this build: they run another ISA's kernels there (neon_fp16 has only float16
+// ones, avx512_zen5 only float32 reductions), which that ISA's own tests cover.
+bool force_isa_for(Isa isa, const char *op, DType dtype, std::string *why);
 
 // EXPECT-style checks that give up after `limit` failures, so one bug does not flood the log
 // but does not hide the next one either. record() returns false once the sweep should stop.

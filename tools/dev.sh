@@ -177,7 +177,7 @@ avx512_dtypes_flag() {
 # configure() also clears LPNORM_ISA_DTYPES_sse41, which the test job set in older build trees.
 isas_flag() {
     if [ "$job" = test ]; then
-        echo "-DLPNORM_ISAS=avx2;avx512"
+        echo "-DLPNORM_ISAS=avx2;avx512;avx512_zen5"
     else
         echo "-ULPNORM_ISAS"
     fi

@@ -84,7 +84,7 @@ Exit status: 0 on success, 1 on bad input data or a library error, 2 on a bad co
 
 // Columns of the variant table: the ISAs (indexed by Isa), then the GPU backends (opencl, cuda,
 // d3d12: Backend's values from opencl on).
-constexpr int kIsaColumns = static_cast<int>(Isa::neon_fp16) + 1;
+constexpr int kIsaColumns = static_cast<int>(Isa::avx512_zen5) + 1;
 constexpr int kFirstGpuBackend = static_cast<int>(Backend::opencl);
 constexpr int kIsaSlots = kIsaColumns + static_cast<int>(Backend::d3d12) - kFirstGpuBackend + 1;
 
@@ -167,10 +167,12 @@ int cmd_info(int argc, char **argv) {
                     "'lpnorm info' takes no arguments, got '" + args.positional()[0] + "'");
     std::printf("lpnorm %s\n", version());
     std::printf(
-        "isa: detected %s, active %s (override with LPNORM_ISA=sse41|avx2|avx512|neon|neon_fp16)\n",
+        "isa: detected %s, active %s (override with "
+        "LPNORM_ISA=sse41|avx2|avx512|avx512_zen5|neon|neon_fp16)\n",
         isa_name(detected_isa()), isa_name(active_isa()));
     std::printf("cpu supports:");
-    for (Isa isa : {Isa::sse41, Isa::avx2, Isa::avx512, Isa::neon, Isa::neon_fp16}) {
+    for (Isa isa :
+         {Isa::sse41, Isa::avx2, Isa::avx512, Isa::avx512_zen5, Isa::neon, Isa::neon_fp16}) {
         std::printf(" %s %s", isa_name(isa), cpu_supports(isa) ? "yes" : "no");
     }
     const int threads = num_threads();

@@ -228,23 +228,33 @@ bool parse_eps_mode(const char *name, EpsMode *out);
 
 // ---- Instruction sets and threads -------------------------------------------------------
 
-// x86-64 builds compile the sse41, avx2 and avx512 variants; ARM64 builds (Linux, Android)
-// neon (ARMv8.0-A Advanced SIMD, every kernel) and neon_fp16 (ARMv8.2-A half-precision
-// arithmetic, the float16 kernels only; other dtypes run their neon kernels).
-enum class Isa : int { auto_detect = 0, sse41 = 1, avx2 = 2, avx512 = 3, neon = 4, neon_fp16 = 5 };
+// x86-64 builds compile the sse41, avx2 and avx512 variants, and avx512_zen5: avx512's
+// instructions scheduled for AMD Zen 5, only the kernels tuned differently there (float32
+// reductions over the innermost axes; other kernels run avx512's). ARM64 builds (Linux,
+// Android) compile neon (ARMv8.0-A Advanced SIMD, every kernel) and neon_fp16 (ARMv8.2-A
+// half-precision arithmetic, the float16 kernels only; other dtypes run their neon kernels).
+enum class Isa : int {
+    auto_detect = 0,
+    sse41 = 1,
+    avx2 = 2,
+    avx512 = 3,
+    neon = 4,
+    neon_fp16 = 5,
+    avx512_zen5 = 6,
+};
 
 const char *isa_name(Isa isa);
 bool parse_isa(const char *name, Isa *out);
 
 // Best ISA the CPU and OS support (x86: CPUID plus XCR0 state; ARM64: the kernel's HWCAP)
-// among the compiled ones.
+// among the compiled ones; avx512_zen5 only on AMD family 1Ah (Zen 5) and later.
 Isa detected_isa();
 // ISA used for the next calls: the override if set (set_isa or LPNORM_ISA), else detected.
 Isa active_isa();
 // Forces an ISA (Isa::auto_detect clears the override). Fails with `unsupported` when the
 // CPU cannot run it or it was not compiled.
 Status set_isa(Isa isa);
-// True when this CPU/OS can run kernels of `isa`.
+// True when this CPU/OS can run kernels of `isa` (avx512_zen5: any CPU that runs avx512).
 bool cpu_supports(Isa isa);
 
 // Threads a kernel's parallel loop runs on, the caller's included (0 = one per core). Work

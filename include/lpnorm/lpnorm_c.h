@@ -149,7 +149,7 @@ int lpnorm_normalize_output_shape(int32_t rank, const int64_t *shape, const int6
 /* The message of this thread's last failed call ("" if none). Valid until the next call. */
 const char *lpnorm_last_error(void);
 
-/* "auto", "sse41", "avx2", "avx512", "neon" or "neon_fp16". */
+/* "auto", "sse41", "avx2", "avx512", "avx512_zen5", "neon" or "neon_fp16". */
 int lpnorm_set_isa(const char *isa);
 const char *lpnorm_active_isa(void);
 void lpnorm_set_num_threads(int32_t num_threads);

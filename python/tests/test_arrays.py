@@ -129,6 +129,6 @@ def test_calls_from_several_python_threads():
 def test_info():
     info = lpnorm.info()
     assert info["version"]
-    assert info["active_isa"] in {"sse41", "avx2", "avx512", "neon", "neon_fp16"}
+    assert info["active_isa"] in {"sse41", "avx2", "avx512", "avx512_zen5", "neon", "neon_fp16"}
     assert [b["backend"] for b in info["backends"]] == ["cpu", "opencl", "cuda", "d3d12"]
     assert any(v["op"] == "pool" and v["dtype"] == "float32" for v in info["variants"])

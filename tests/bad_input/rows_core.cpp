@@ -384,7 +384,7 @@ void add_pool_shape_rows(std::vector<Row> *rows) {
 
 void add_set_isa_rows(std::vector<Row> *rows) {
     const std::string e = "lpnorm::set_isa";
-    for (int v : {7, -1, 6}) {
+    for (int v : {8, -1, 7}) {
         rows->push_back({e,
                          "settings.isa_value",
                          "Isa code " + std::to_string(v),

@@ -183,7 +183,7 @@ const std::vector<Site> &sites() {
         {"c.shape_axes_null", "runtime/c_api.cpp", "axes is null but num_axes = ", nullptr},
         {"c.shape_num_axes", "runtime/c_api.cpp", " is negative", nullptr},
         {"c.isa_name", "runtime/c_api.cpp",
-         " is not one of auto, sse41, avx2, avx512, neon, neon_fp16", nullptr},
+         " is not one of auto, sse41, avx2, avx512, avx512_zen5, neon, neon_fp16", nullptr},
         {"c.backend_name", "runtime/c_api.cpp",
          " is not one of auto_select, cpu, opencl, cuda, d3d12", nullptr},
         // include/lpnorm/onnx.h: to_params (ReduceL1/L2), then the LpPool/GlobalLpPool checks.

@@ -12,6 +12,7 @@ shopt -s nullglob  # Linux objects are .o, Windows ones .obj
 for obj in "$kernels_dir"/lpnorm_{reduce,pool,normalize}_*.{o,obj}; do
     name="$(basename "${obj%.*}")"
     isa="${name##*_}"
+    [[ "$name" == *_avx512_zen5 ]] && isa=avx512  # avx512's instructions, Zen 5's tuning
     case "$isa" in
     avx512 | avx2 | sse41) ;;
     *) continue ;;  # GPU kernels: their host code is not the ISA's

@@ -26,10 +26,13 @@ ROOT = HERE.parent.parent
 def halide_target(isa, platform):
     """The Halide target of `isa`, from cmake/LpnormTargets.cmake (where targets are spelled)."""
     text = (ROOT / "cmake" / "LpnormTargets.cmake").read_text()
-    for name, value in re.findall(r'set\(LPNORM_TARGET_(\w+) "([^"]+)"\)', text):
-        if name == isa:
-            return value.replace("${LPNORM_PLATFORM}", platform)
-    raise SystemExit(f"unknown ISA '{isa}' (cmake/LpnormTargets.cmake)")
+    targets = dict(re.findall(r'set\(LPNORM_TARGET_(\w+) "([^"]+)"\)', text))
+    if isa not in targets:
+        raise SystemExit(f"unknown ISA '{isa}' (cmake/LpnormTargets.cmake)")
+    # A target may extend another's (${LPNORM_TARGET_<isa>}-tune_...).
+    return re.sub(
+        r"\$\{LPNORM_TARGET_(\w+)\}", lambda m: halide_target(m.group(1), platform), targets[isa]
+    ).replace("${LPNORM_PLATFORM}", platform)
 
 
 def default_platform(isa):
