@@ -276,8 +276,9 @@ void register_all() {
     const lpnorm::Isa forced[] = {lpnorm::Isa::sse41, lpnorm::Isa::avx2, lpnorm::Isa::avx512,
                                   lpnorm::Isa::avx512_zen5};
     // A forced ISA's row only where it has a kernel of its own: avx512_zen5 has only some.
-    const auto has_kernel = [](lpnorm::Isa isa, const char *pattern) {
-        for (const lpnorm::VariantInfo &v : lpnorm::compiled_variants())
+    const std::vector<lpnorm::VariantInfo> variants = lpnorm::compiled_variants();
+    const auto has_kernel = [&variants](lpnorm::Isa isa, const char *pattern) {
+        for (const lpnorm::VariantInfo &v : variants)
             if (v.isa == isa && v.op == "reduce" && v.pattern == pattern) return true;
         return false;
     };
