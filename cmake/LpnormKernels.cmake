@@ -104,9 +104,9 @@ set(LPNORM_GENERATOR lpnorm::halide_generators::lpnorm_generators)
 # op <op> (reduce, pool, normalize, reduce_backward, normalize_backward, pool_backward), <dtype>
 # (and <reducer>). LPNORM_ISA_OPS_<isa>, LPNORM_ISA_DTYPES_<isa> and LPNORM_ISA_REDUCERS_<isa>
 # (and, for the reductions, LPNORM_ISA_REDUCE_PATTERNS_<isa>) restrict an ISA to the kernels
-# it changes; the runtime runs the next ISA's kernel for the
-# others. The platforms set them where an ISA changes only some kernels; a build may set them
-# (cache) for another ISA, as the test job does for AVX-512 on machines that cannot run it.
+# it changes; the runtime runs the next ISA's kernel for the others. The platforms set them
+# where an ISA changes only some kernels; a build may set them (cache) for another ISA, as the
+# test job does for AVX-512 on machines that cannot run it.
 function(_lpnorm_isa_builds out_var isa op dtype)
     set(result TRUE)
     if (DEFINED LPNORM_ISA_OPS_${isa} AND NOT op IN_LIST LPNORM_ISA_OPS_${isa})
