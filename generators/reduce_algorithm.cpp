@@ -122,6 +122,7 @@ void add_float32_blocks(ReduceStages &s, const Func &row, const Var &k, const Ex
     const int span = lanes * abi::kFloat32BlockTerms;
     const Type f32 = Float(32);
     s.block_lanes = lanes;
+    s.in_blocks = in_blocks;
     Var j("j"), b("b");
     s.block_terms = RDom(0, abi::kFloat32BlockTerms, "g");
     const RVar g = s.block_terms.x;

@@ -22,8 +22,10 @@ struct ReduceStages {
     Reducer reducer;
     // Set by add_float32_blocks: the float32 partial sums of its blocks, block(j, b, k), over
     // their terms (block_terms), and the domain (lane x block) of acc's update 1 that adds them.
+    // `in_blocks` is true for the rows it sums (the other rows take `r`).
     Halide::Func block;
     Halide::RDom block_terms, blocks;
+    Halide::Expr in_blocks;
     int block_lanes = 0;  // the partial sums per block
 };
 

@@ -1,6 +1,7 @@
 #include "canonicalize.h"
 
 #include <climits>
+#include <cstring>
 #include <string>
 
 #include "validate.h"
@@ -98,17 +99,19 @@ void fit_general(const Dim *dims, int n, CanonicalReduce *c) {
 }
 
 Pattern natural_pattern(const Dim *dims, int n) {
-    std::string kinds;
-    for (int i = 0; i < n; i++) {
-        kinds += dims[i].reduced ? 'r' : 'k';
-    }
     if (n > 0 && dims[0].in_stride != 1) {
         return Pattern::general;
     }
-    if (kinds.empty() || kinds == "r") return Pattern::all;
-    if (kinds == "rk") return Pattern::inner;
-    if (kinds == "k" || kinds == "kr") return Pattern::outer;
-    if (kinds == "krk") return Pattern::middle;
+    // The dims' kinds, innermost first, as a string of 'r' (reduced) and 'k' (kept).
+    char kinds[kMaxRank + 1] = {};
+    for (int i = 0; i < n && i < kMaxRank; i++) {
+        kinds[i] = dims[i].reduced ? 'r' : 'k';
+    }
+    const auto is = [&](const char *k) { return std::strcmp(kinds, k) == 0; };
+    if (is("") || is("r")) return Pattern::all;
+    if (is("rk")) return Pattern::inner;
+    if (is("k") || is("kr")) return Pattern::outer;
+    if (is("krk")) return Pattern::middle;
     return Pattern::general;
 }
 

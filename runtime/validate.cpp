@@ -58,25 +58,26 @@ ElementReach element_reach(const Tensor &t) {
 }  // namespace
 
 Status validate_tensor(const Tensor &t, const char *name) {
-    const std::string n = name;
+    // The name as a string, built only for a message: every call validates two tensors.
+    const auto n = [name] { return std::string(name); };
     if (t.rank < 0 || t.rank > kMaxRank) {
         return Status(ErrorCode::invalid_argument,
-                      n + ".rank = " + std::to_string(t.rank) + " is outside [0, " +
+                      n() + ".rank = " + std::to_string(t.rank) + " is outside [0, " +
                           std::to_string(kMaxRank) + "] (or its strides do not match its shape)");
     }
     if (dtype_size(t.dtype) == 0) {
         return Status(ErrorCode::invalid_argument,
-                      n + ".dtype = " + std::to_string(int(t.dtype)) + " is not a dtype");
+                      n() + ".dtype = " + std::to_string(int(t.dtype)) + " is not a dtype");
     }
     if (!is_memory(int(t.memory))) {
         return Status(ErrorCode::invalid_argument,
-                      n + ".memory = " + std::to_string(int(t.memory)) + " is not a Memory");
+                      n() + ".memory = " + std::to_string(int(t.memory)) + " is not a Memory");
     }
     int64_t elements = 1;
     bool overflow = false;
     for (int i = 0; i < t.rank; i++) {
         if (t.shape[i] < 0) {
-            return Status(ErrorCode::invalid_argument, n + ".shape[" + std::to_string(i) +
+            return Status(ErrorCode::invalid_argument, n() + ".shape[" + std::to_string(i) +
                                                            "] = " + std::to_string(t.shape[i]) +
                                                            " is negative");
         }
@@ -85,7 +86,7 @@ Status validate_tensor(const Tensor &t, const char *name) {
     int64_t bytes = 0;
     overflow = overflow || __builtin_mul_overflow(elements, int64_t(dtype_size(t.dtype)), &bytes);
     if (overflow && t.num_elements() != 0) {
-        return Status(ErrorCode::too_large, n + ".shape = " + format_shape(t.shape, t.rank) +
+        return Status(ErrorCode::too_large, n() + ".shape = " + format_shape(t.shape, t.rank) +
                                                 " of " + dtype_name(t.dtype) +
                                                 " has more than 2^63 bytes");
     }
@@ -94,14 +95,14 @@ Status validate_tensor(const Tensor &t, const char *name) {
         const ElementReach r = element_reach(t);
         if ((r.above - r.below + 1) * __int128(dtype_size(t.dtype)) > __int128(INT64_MAX)) {
             return Status(ErrorCode::too_large,
-                          n + ".strides = " + format_shape(t.strides, t.rank) + " with shape " +
+                          n() + ".strides = " + format_shape(t.strides, t.rank) + " with shape " +
                               format_shape(t.shape, t.rank) + " reach beyond 2^63 bytes");
         }
     }
     if (t.data == nullptr && t.num_elements() != 0) {
-        return Status(ErrorCode::null_pointer,
-                      n + ".data is null but " + n + ".shape = " + format_shape(t.shape, t.rank) +
-                          " has " + std::to_string(t.num_elements()) + " elements");
+        return Status(ErrorCode::null_pointer, n() + ".data is null but " + n() + ".shape = " +
+                                                   format_shape(t.shape, t.rank) + " has " +
+                                                   std::to_string(t.num_elements()) + " elements");
     }
     return Status::Ok();
 }
