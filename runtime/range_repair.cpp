@@ -369,6 +369,19 @@ void repair_reduction_range(const Tensor &input, void *output, const ReduceCall 
             outputs *= input.shape[i];
         }
     }
+    // Visits the input offsets of output j's terms.
+    const auto offsets_of = [&](int64_t j) {
+        int64_t base = 0, rest = j;
+        for (int i = kept_rank - 1; i >= 0; i--) {
+            base += (rest % kept_extent[i]) * kept_stride[i];
+            rest /= kept_extent[i];
+        }
+        return [&, base](auto &&visit) {
+            for_each_offset(reduced_rank, reduced_extent, reduced_stride, base, visit);
+        };
+    };
+    auto *out = static_cast<unsigned char *>(output);
+    const size_t size = dtype_size(input.dtype);
     if (!is_floating(input.dtype) && exact_integer_p(call.p)) {
         // Outputs from where the float64 truncation may be off by one, recomputed exactly
         // (integer_norm.h); the saturated ones among them too.
@@ -376,19 +389,12 @@ void repair_reduction_range(const Tensor &input, void *output, const ReduceCall 
         const uint64_t cap = integer_max(input.dtype);
         if (cap < from) return;
         const auto *in = static_cast<const unsigned char *>(input.data);
-        auto *out = static_cast<unsigned char *>(output);
-        const size_t size = dtype_size(input.dtype);
         const auto check = [&](int64_t begin, int64_t end) {
             for (int64_t j = begin; j < end; j++) {
                 unsigned char *at = out + j * int64_t(size);
-                if (integer_magnitude(input.dtype, at) < from) continue;
-                int64_t base = 0, rest = j;
-                for (int i = kept_rank - 1; i >= 0; i--) {
-                    base += (rest % kept_extent[i]) * kept_stride[i];
-                    rest /= kept_extent[i];
-                }
+                if (integer_magnitude(input.dtype, at) < from) continue;  // a norm: >= 0
                 ExactIntegerNorm norm(int(call.p));
-                for_each_offset(reduced_rank, reduced_extent, reduced_stride, base, [&](int64_t o) {
+                offsets_of(j)([&](int64_t o) {
                     norm.add(integer_magnitude(input.dtype, in + o * int64_t(size)));
                 });
                 store_integer(input.dtype, norm.floor_root(cap), at);
@@ -400,20 +406,11 @@ void repair_reduction_range(const Tensor &input, void *output, const ReduceCall 
     const DType acc = ran.float32_sums ? DType::float32 : partial_dtype(call.reducer, input.dtype);
     const SumRange range = sum_range(input.dtype, acc, call.p, terms);
     if (!range.needs_scan()) return;
-    auto *out = static_cast<unsigned char *>(output);
-    const size_t size = dtype_size(input.dtype);
     scan_outputs(range, input.dtype, output, outputs, false, [&](int64_t j) {
-        unsigned char *at = out + j * int64_t(size);
-        int64_t base = 0, rest = j;
-        for (int i = kept_rank - 1; i >= 0; i--) {
-            base += (rest % kept_extent[i]) * kept_stride[i];
-            rest /= kept_extent[i];
-        }
-        const auto offsets = [&](auto &&visit) {
-            for_each_offset(reduced_rank, reduced_extent, reduced_stride, base, visit);
-        };
         double y;
-        if (recompute(input, call.p, false, 1.0L, offsets, &y)) store_norm(input.dtype, y, at);
+        if (recompute(input, call.p, false, 1.0L, offsets_of(j), &y)) {
+            store_norm(input.dtype, y, out + j * int64_t(size));
+        }
     });
 }
 
