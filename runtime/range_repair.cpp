@@ -283,7 +283,7 @@ uint64_t integer_magnitude(DType d, const unsigned char *at) {
 }
 
 // Stores a norm t <= the dtype's largest value as an integer element.
-void store_integer(DType d, uint64_t t, unsigned char *at) {
+void store_integer_norm(DType d, uint64_t t, unsigned char *at) {
     const auto put = [at](auto v) { std::memcpy(at, &v, sizeof(v)); };
     switch (d) {
     case DType::int8: put(int8_t(t)); break;
@@ -397,7 +397,7 @@ void repair_reduction_range(const Tensor &input, void *output, const ReduceCall 
                 offsets_of(j)([&](int64_t o) {
                     norm.add(integer_magnitude(input.dtype, in + o * int64_t(size)));
                 });
-                store_integer(input.dtype, norm.floor_root(cap), at);
+                store_integer_norm(input.dtype, norm.floor_root(cap), at);
             }
         };
         parallel_chunks(outputs, int64_t(1) << 12, check);
