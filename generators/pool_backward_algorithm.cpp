@@ -87,17 +87,23 @@ void define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
     auto window_of = [&](const Expr &i, int d, const Expr &j) {
         return i + w.first_window[d] - j * w.window_step[d];
     };
+    // Each sum below is defined by its first tap and the others are added to it: a sum started
+    // at 0 and added to in memory waits on its own store once more per tap.
     Func inner = s.window_factors;
     for (int d = spatial - 1; d >= 1; d--) {
-        RDom j(0, w.taps[d], "j" + std::to_string(d));
-        const Expr numerator = window_of(args[d], d, j);
-        std::vector<Expr> at = args;
-        at[d] = numerator / w.window_stride[d];
+        auto tap = [&, d](const Expr &j) {
+            const Expr numerator = window_of(args[d], d, j);
+            std::vector<Expr> at = args;
+            at[d] = numerator / w.window_stride[d];
+            return strict_float(
+                select(numerator % w.window_stride[d] == 0, inner(at), make_zero(f64)));
+        };
+        RDom j(1, max(w.taps[d] - 1, 0), "j" + std::to_string(d));
         s.outer_taps.insert(s.outer_taps.begin(), j);
+        s.outer_window_strides.insert(s.outer_window_strides.begin(), w.window_stride[d]);
         Func sums("outer_sums" + std::to_string(d));
-        sums(args) = make_zero(f64);
-        sums(args) +=
-            strict_float(select(numerator % w.window_stride[d] == 0, inner(at), make_zero(f64)));
+        sums(args) = select(w.taps[d] > 0, tap(0), make_zero(f64));
+        sums(args) += tap(j);
         s.outer_sums.insert(s.outer_sums.begin(), sums);
         inner = sums;
     }
@@ -110,14 +116,18 @@ void define_separable_sums(PoolBackwardStages &s, const Func &x, const Func &y, 
     std::vector<Expr> phase_args = args;
     phase_args[0] = s.q;
     phase_args.insert(phase_args.begin() + 1, s.r);
-    RDom j0(0, w.taps[0], "j0");
-    const Expr offset = window_of(s.r, 0, j0);
-    std::vector<Expr> at = args;
-    at[0] = s.q + offset / s.window_stride0;
+    // Defined by the first tap as well: a sum started at 0 was stored as halves of a vector and
+    // read back whole, which the store buffer cannot forward.
+    auto tap = [&](const Expr &j) {
+        const Expr offset = window_of(s.r, 0, j);
+        std::vector<Expr> at = args;
+        at[0] = s.q + offset / s.window_stride0;
+        return strict_float(select(offset % s.window_stride0 == 0, inner(at), make_zero(f64)));
+    };
+    RDom j0(1, max(w.taps[0] - 1, 0), "j0");
     s.phase_sums = Func("phase_sums");
-    s.phase_sums(phase_args) = make_zero(f64);
-    s.phase_sums(phase_args) +=
-        strict_float(select(offset % s.window_stride0 == 0, inner(at), make_zero(f64)));
+    s.phase_sums(phase_args) = select(w.taps[0] > 0, tap(0), make_zero(f64));
+    s.phase_sums(phase_args) += tap(j0);
 
     // dx = h(x) S: h = sgn(x) |x|^(p - 1) (PyTorch's signed mode: x^(p - 1)), so for p = 1
     // sgn(x) (0 at 0 and NaN; 1 in the signed mode), x for p = 2, x |x| for p = 3 (x^2 signed),

@@ -48,7 +48,8 @@ struct PoolBackwardStages {
     std::vector<Halide::Expr> separable_kinds;
     Halide::Func window_factors, phase_sums;
     std::vector<Halide::Func> outer_sums;
-    std::vector<Halide::RDom> outer_taps;  // the taps each of outer_sums sums over
+    std::vector<Halide::RDom> outer_taps;            // each of outer_sums' taps after its first
+    std::vector<Halide::Expr> outer_window_strides;  // window_stride of each of outer_sums' dims
     Halide::Var q, r;
     Halide::Expr window_stride0;
     Halide::Expr separable_value;   // dx of the separable kinds, compute type

@@ -42,8 +42,11 @@ public:
     GeneratorOutput<Buffer<void, Spatial + 2>> dx{"output"};
 
     void generate() {
+        // Every buffer's dims start at 0 (the runtime's views): the phases of a stride along
+        // dim 0 are then known at compile time (element 2q + r of a vector of q is phase r).
         for (auto *b : {&x, &y, &dy}) {
             (*b).dim(0).set_stride(Expr());
+            for (int d = 0; d < Spatial + 2; d++) (*b).dim(d).set_min(0);
         }
         PoolBackwardWindows w;
         for (int d = 0; d < Spatial; d++) {
@@ -62,6 +65,7 @@ public:
                                        signed_pow, rescale);
         dx = stages_.out;
         dx.dim(0).set_stride(Expr());  // the phases of a stride along dim 0 write every s-th
+        for (int d = 0; d < Spatial + 2; d++) dx.dim(d).set_min(0);
         set_estimates();
     }
 

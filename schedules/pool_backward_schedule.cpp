@@ -26,6 +26,20 @@
 // 2x2 s2 5.5-5.6 -> 1.37; [1,512,14,14] 0.32 -> 0.136; [4,32,32,56,56] 31 -> 9.7-9.8;
 // [32,64,8192] 17.6-17.7 -> 7.0-7.1, each within 3% of p = 2 but the 3-D shape (16%).
 //
+// On Zen 5 (AVX-512, 2 threads) `perf annotate` of these copies showed the stride-2 phases
+// stored to dx one element at a time (16 scalar stores per vector; the phases are now one
+// interleaved vector), a gather of the second phase's sums (the buffers' mins are now 0, so an
+// element's phase is known), the sums started at 0 and added to in memory (a vector stored as two
+// halves and read back whole, which the store buffer cannot forward; each sum now starts from
+// its first tap), and two integer divisions per row and tap of the outer dims (window strides 1
+// and 2 now have copies without them). A program calling lpnorm::pool_backward, float32 p = 2,
+// medians of 5 alternating runs of the builds before and after: [8,256,28,28] 2x2 s2 2.45 ->
+// 1.30 ms, 3x3 s1 pad 1 2.35 -> 1.79; [1,512,14,14] 0.192 -> 0.161; [32,64,112,112] 2x2 s2
+// 18.3 -> 12.2, 3x3 s2 pad 1 20.9 -> 12.8, 3x3 s1 pad 1 22.0 -> 21.2; [4,32,32,56,56] 20.8 ->
+// 18.0; [32,64,8192] 8.8 -> 7.3. Tried and dropped: the last vector of a row shifted inwards
+// instead of guarded (no faster; the 3-D kernel compiled in 5 minutes), several small planes
+// per task (3x3 s1 4x slower).
+//
 // The general path, measured with lpnorm_bench (pool_backward/f32/p2/k3x3_s1_p1/32x64x112x112, 2
 // threads, Zen 3, AVX2): 213 ms for the first schedule (coefficients gathered through a clamped
 // index, a fused (c, n) task loop whose one-vector sums were allocated on the heap, a division per
@@ -116,7 +130,7 @@ void schedule_pool_backward(const PoolBackwardStages &stages, const PoolBackward
                 Stage leaf = layout.specialize(is_kind && s.window_stride0 == 2)
                                  .split(s0, s0, phase, 2, TailStrategy::GuardWithIf);
                 vectorized(leaf, separable_width);
-                leaf.unroll(phase);
+                leaf.vectorize(phase);
                 // No stride along dim 0: element i reads the windows' sums at i.
                 vectorized(layout.specialize(is_kind && s.window_stride0 == 1), separable_width);
             }
@@ -156,6 +170,11 @@ void schedule_pool_backward(const PoolBackwardStages &stages, const PoolBackward
             sums.update()
                 .reorder(s0, s.outer_taps[d])
                 .vectorize(s0, lanes64, TailStrategy::RoundUp);
+            // Window strides of 1 and 2 (3x3 s1, 2x2 s2, 3x3 s2) without the division.
+            for (int stride : {1, 2}) {
+                sums.specialize(s.outer_window_strides[d] == stride);
+                sums.update().specialize(s.outer_window_strides[d] == stride);
+            }
         }
         const int n = separable_width;
         s.phase_sums.compute_at(out, s0).vectorize(s.q, n, TailStrategy::RoundUp);
