@@ -124,22 +124,36 @@ void add_float32_blocks(ReduceStages &s, const Func &row, const Var &k, const Ex
     s.block_lanes = lanes;
     s.in_blocks = in_blocks;
     Var j("j"), b("b");
-    s.block_terms = RDom(0, abi::kFloat32BlockTerms, "g");
-    const RVar g = s.block_terms.x;
-    // Block b starts at b span; the last one ends at n instead, and leaves out the elements of
-    // the one before (max(0, ...) only bounds rows too short for blocks, which never run it).
-    const Expr start = max(0, min(b * span, n - span));
-    // Within the row wherever the loops run (rows of a block at least): promised, so that
-    // bounds inference does not ask a short row's input for a block it never reads.
-    const Expr i = unsafe_promise_clamped(start + g * lanes + j, 0, n - 1);
     // The general kind never sums in blocks: a zero in place of its power keeps pow out.
-    const Expr term = lp_term(row(i, k), f32, p_kind, p, false, make_zero(f32));
+    const auto term = [&](const Expr &i) {
+        return lp_term(row(i, k), f32, p_kind, p, false, make_zero(f32));
+    };
+    // Indices within the row wherever the loops run (rows of a block at least): promised, so
+    // that bounds inference does not ask a short row's input for a block it never reads.
+    const auto in_row = [&](const Expr &i) { return unsafe_promise_clamped(i, 0, n - 1); };
+    const Expr full = n / span;
     s.block = Func("block");
     s.block(j, b, k) = make_zero(f32);
-    // Tested as b < full or i >= b span: a masked fused multiply-add on AVX-512 (the second
-    // test alone compiled to an add, a blend and a move per vector).
-    const Expr full = n / span;
-    s.block(j, b, k) += select(likely(b < full), term, select(i >= b * span, term, 0.0f));
+    // The whole blocks (update 0), unmasked: block b from b span on.
+    s.block_terms = RDom(0, abi::kFloat32BlockTerms, "g");
+    s.block_terms.where(b < full);
+    s.block(j, b, k) += term(in_row(b * span + s.block_terms.x * lanes + j));
+    // The last block of a row whose length is not a multiple of span (block `full`): it ends
+    // at n, and leaves out the elements of the block before. Its terms start at the first
+    // vector that holds any of its own elements; that vector is masked (update 1), the others
+    // are not (update 2). In one update with one select (b < full or i >= b span), AVX2 built
+    // the mask for every vector of every block (12 instructions per 8 loads) and could not fuse
+    // the square with its add.
+    const Expr last_start = max(0, n - span);
+    const Expr first_term = (full * span - last_start) / lanes;
+    const auto last_index = [&](const RVar &g) { return in_row(last_start + g * lanes + j); };
+    s.last_block_terms = {
+        RDom(first_term, 1, "g_first"),
+        RDom(first_term + 1, max(0, abi::kFloat32BlockTerms - 1 - first_term), "g_last")};
+    for (RDom &g : s.last_block_terms) g.where(b >= full);
+    const Expr i_first = last_index(s.last_block_terms[0].x);
+    s.block(j, b, k) += select(i_first >= full * span, term(i_first), 0.0f);
+    s.block(j, b, k) += term(last_index(s.last_block_terms[1].x));
     s.blocks = RDom(0, lanes, 0, select(in_blocks, (n + span - 1) / span, 0), "blocks");
     s.acc(k) += cast<double>(s.block(s.blocks.x, s.blocks.y, k));
 }

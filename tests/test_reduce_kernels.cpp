@@ -62,7 +62,16 @@ std::vector<Case> cases_for(Pattern pattern) {
         for (int64_t row : {6, 10, 12, 20, 24, 40, 56}) c.push_back({{5, 2, 3, row}, {0, 2}});
         for (int64_t row : {20, 24}) c.push_back({{29, 2, 3, row}, {0, 2}});
     }
-    if (pattern == Pattern::inner) c.push_back({{7, 1031}, {1}});
+    if (pattern == Pattern::inner) {
+        c.push_back({{7, 1031}, {1}});
+        // float32 rows summed in blocks of 8 vectors (add_float32_blocks: 32 to 128 elements by
+        // the vector width) whose last block starts at every kind of offset: on a block boundary,
+        // just past one, inside or at the end of its first vector, further in; in a group of
+        // fewer rows than a group holds (3) and in whole groups (9).
+        for (int64_t row : {128, 129, 135, 136, 143, 144, 200, 255, 257, 385, 449}) {
+            for (int64_t rows : {3, 9}) c.push_back({{rows, row}, {1}});
+        }
+    }
     if (pattern == Pattern::outer) c.push_back({{1031, 7}, {0}});
     return c;
 }
