@@ -141,9 +141,8 @@ void add_float32_blocks(ReduceStages &s, const Func &row, const Var &k, const Ex
     // The last block of a row whose length is not a multiple of span (block `full`): it ends
     // at n, and leaves out the elements of the block before. Its terms start at the first
     // vector that holds any of its own elements; that vector is masked (update 1), the others
-    // are not (update 2). In one update with one select (b < full or i >= b span), AVX2 built
-    // the mask for every vector of every block (12 instructions per 8 loads) and could not fuse
-    // the square with its add.
+    // are not (update 2). Apart from the whole blocks, so that no mask reaches their loop
+    // (schedules/cpu_reduce_schedule.cpp has the measurement).
     const Expr last_start = max(0, n - span);
     const Expr first_term = (full * span - last_start) / lanes;
     const auto last_index = [&](const RVar &g) { return in_row(last_start + g * lanes + j); };
