@@ -159,17 +159,20 @@ void schedule_float32_blocks(ReduceStages s, Var k, Var kgi, int streams, const 
     Func lane_sums =
         s.acc.update(1).split(s.blocks.x, lanes_o, lanes_i, folded_lanes).rfactor(lanes_i, lane);
     per_row_group(lane_sums, s.out, kgi, lane, k, streams);
-    for (Stage kind : specialize_kinds(lane_sums.update(), s)) {
-        // A group of one row where rows are read one at a time: nothing to unroll.
-        kind.specialize(sequential)
-            .reorder(lane, lanes_o, k, s.blocks.y)
-            .vectorize(lane)
-            .unroll(lanes_o);
-        kind.reorder(lane, lanes_o, k, s.blocks.y)
-            .vectorize(lane)
-            .unroll(lanes_o)
-            .unroll(k, streams, TailStrategy::GuardWithIf);
-    }
+    // The fold adds blocks whatever p is, so it has no copy per p_kind: with one, each of its
+    // copies held the block's three updates times every kind, and the Halide compiler spent
+    // 126-168 s on the float32 kernel (most of it uniquifying the copies' variable names);
+    // without, 16 s, and the same object code (simplification pruned the inner copies).
+    Stage folds = lane_sums.update();
+    // A group of one row where rows are read one at a time: nothing to unroll.
+    folds.specialize(sequential)
+        .reorder(lane, lanes_o, k, s.blocks.y)
+        .vectorize(lane)
+        .unroll(lanes_o);
+    folds.reorder(lane, lanes_o, k, s.blocks.y)
+        .vectorize(lane)
+        .unroll(lanes_o)
+        .unroll(k, streams, TailStrategy::GuardWithIf);
     // The group's rows at once: one vector of all their lane sums, added pairwise across lanes
     // by shuffles into a vector of the rows' sums. Reduced row by row, the lanes were a serial
     // chain of scalar adds through the stack (see schedule_inner for the measurement).
