@@ -61,10 +61,11 @@ struct ReduceParams {
 
 // y = (sum over the reduced axes of |x|^p)^(1/p).
 //
-// Accumulation: float16/bfloat16 in float32, float32 and float64 in float64, integers in
-// float64 with the root taken in float64, then truncated toward zero and saturated to the
-// output type. Reductions over an empty set give 0 for every p. NaN propagates; +-inf gives
-// inf (p = -inf gives min |x|; p = 0 counts elements != 0, NaN included).
+// Accumulation: float16/bfloat16 in float32, float32 and float64 in float64 (float32 rows of
+// the CPU's contiguous pattern add partial sums of 8 terms in float32 first: docs/semantics.md
+// has the bounds), integers in float64 with the root taken in float64, then truncated toward
+// zero and saturated to the output type. Reductions over an empty set give 0 for every p. NaN
+// propagates; +-inf gives inf (p = -inf gives min |x|; p = 0 counts elements != 0, NaN included).
 // Output: dense row-major, dtype equal to the input's, shape from reduce_output_shape().
 Status reduce(const Tensor &input, const Tensor &output, const ReduceParams &params);
 
