@@ -135,9 +135,9 @@ void add_float32_blocks(ReduceStages &s, const Func &row, const Var &k, const Ex
     s.block = Func("block");
     s.block(j, b, k) = make_zero(f32);
     // The whole blocks (update 0), unmasked: block b from b span on.
-    s.block_terms = RDom(0, abi::kFloat32BlockTerms, "g");
-    s.block_terms.where(b < full);
-    s.block(j, b, k) += term(in_row(b * span + s.block_terms.x * lanes + j));
+    RDom whole_terms(0, abi::kFloat32BlockTerms, "g");
+    whole_terms.where(b < full);
+    s.block(j, b, k) += term(in_row(b * span + whole_terms.x * lanes + j));
     // The last block of a row whose length is not a multiple of span (block `full`): it ends
     // at n, and leaves out the elements of the block before. Its terms start at the first
     // vector that holds any of its own elements; that vector is masked (update 1), the others
@@ -146,13 +146,14 @@ void add_float32_blocks(ReduceStages &s, const Func &row, const Var &k, const Ex
     const Expr last_start = max(0, n - span);
     const Expr first_term = (full * span - last_start) / lanes;
     const auto last_index = [&](const RVar &g) { return in_row(last_start + g * lanes + j); };
-    s.last_block_terms = {
-        RDom(first_term, 1, "g_first"),
-        RDom(first_term + 1, max(0, abi::kFloat32BlockTerms - 1 - first_term), "g_last")};
-    for (RDom &g : s.last_block_terms) g.where(b >= full);
-    const Expr i_first = last_index(s.last_block_terms[0].x);
+    RDom first_terms(first_term, 1, "g_first");
+    RDom other_terms(first_term + 1, max(0, abi::kFloat32BlockTerms - 1 - first_term), "g_last");
+    first_terms.where(b >= full);
+    other_terms.where(b >= full);
+    const Expr i_first = last_index(first_terms.x);
     s.block(j, b, k) += select(i_first >= full * span, term(i_first), 0.0f);
-    s.block(j, b, k) += term(last_index(s.last_block_terms[1].x));
+    s.block(j, b, k) += term(last_index(other_terms.x));
+    s.block_terms = {whole_terms, first_terms, other_terms};
     s.blocks = RDom(0, lanes, 0, select(in_blocks, (n + span - 1) / span, 0), "blocks");
     s.acc(k) += cast<double>(s.block(s.blocks.x, s.blocks.y, k));
 }

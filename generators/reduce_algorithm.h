@@ -21,13 +21,13 @@ struct ReduceStages {
     Halide::Type accum_type;
     Reducer reducer;
     // Set by add_float32_blocks: the float32 partial sums of its blocks, block(j, b, k), over
-    // their terms (block_terms for whole blocks, update 0; last_block_terms for a row's last,
-    // partial block: its first vector, masked, update 1, and its others, update 2), and the
-    // domain (lane x block) of acc's update 1 that adds them.
+    // their terms (block_terms[u] is update u's: the whole blocks, then a row's last, partial
+    // block, its first vector masked and its others not), and the domain (lane x block) of
+    // acc's update 1 that adds them.
     // `in_blocks` is true for the rows it sums (the other rows take `r`).
     Halide::Func block;
-    Halide::RDom block_terms, blocks;
-    std::vector<Halide::RDom> last_block_terms;
+    std::vector<Halide::RDom> block_terms;
+    Halide::RDom blocks;
     Halide::Expr in_blocks;
     int block_lanes = 0;  // the partial sums per block
 };

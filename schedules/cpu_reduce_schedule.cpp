@@ -187,13 +187,11 @@ void schedule_float32_blocks(ReduceStages s, Var k, Var kgi, int streams, const 
     // (AVX2), [6, 12, 10, 24] axes {2, 3} float32 p = 2: one thread 2.63 -> 1.77 us (a program
     // calling lpnorm::reduce, fastest of 11 alternating runs), two threads (lpnorm_bench) 1.94 ->
     // 1.36 us; the rows of [32, 256, 56, 56] and [8192, 8192] at the same share of the probe.
-    const RVar terms[] = {s.block_terms.x, s.last_block_terms[0].x, s.last_block_terms[1].x};
-    for (int u = 0; u < 3; u++) {
-        for (Stage kind : specialize_kinds(s.block.update(u), s)) {
-            kind.specialize(sequential).reorder(j, k, b, terms[u]).vectorize(j);
-            kind.reorder(j, k, b, terms[u])
-                .vectorize(j)
-                .unroll(k, streams, TailStrategy::GuardWithIf);
+    for (size_t u = 0; u < s.block_terms.size(); u++) {
+        const RVar terms = s.block_terms[u].x;
+        for (Stage kind : specialize_kinds(s.block.update(int(u)), s)) {
+            kind.specialize(sequential).reorder(j, k, b, terms).vectorize(j);
+            kind.reorder(j, k, b, terms).vectorize(j).unroll(k, streams, TailStrategy::GuardWithIf);
         }
     }
 }
