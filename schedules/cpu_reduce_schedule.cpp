@@ -17,6 +17,9 @@ using gen::ReduceStages;
 
 // Gives each p_kind its own copy of `stage` so that no branch evaluates another kind's term
 // (the general-p kind calls pow; L1 must not pay for it). Returns the specialised stages.
+// Only for stages whose values depend on the kind: a Func computed inside each copy of another
+// is lowered once per copy, so kinds within kinds multiply the compiler's work (see
+// schedule_float32_blocks).
 std::vector<Stage> specialize_kinds(Stage stage, const ReduceStages &s) {
     std::vector<Stage> kinds;
     for (const Expr &condition : s.kind_conditions) {
