@@ -180,7 +180,7 @@ public:
     bool usable() const { return finite_ && max_ > 0; }
     // Second pass; every x_i given to add_magnitude once before.
     void add_term(long double x) {
-        const long double t = std::pow(std::fabs(x) / max_, static_cast<long double>(p_));
+        const long double t = power(std::fabs(x) / max_);
         long double term = t;
         if (signed_ && x < 0) {
             if (!is_integer_p()) {
@@ -216,7 +216,20 @@ private:
     bool is_integer_p() const { return std::floor(p_) == p_; }
     bool is_odd_p() const { return is_integer_p() && std::fmod(p_, 2.0) == 1.0; }
 
+    // r^p for 0 <= r <= 1: small integer p by squaring (a few long double roundings, far below
+    // double's), any other p by powl, which cost about 100 times as much per term and was most
+    // of a repair over windows of 512 taps, all of them out of range.
+    long double power(long double r) const {
+        if (int_p_ == 0) return std::pow(r, static_cast<long double>(p_));
+        long double result = 1, base = r;
+        for (int e = int_p_;; base *= base) {
+            if (e & 1) result *= base;
+            if ((e >>= 1) == 0) return result;
+        }
+    }
+
     double p_;
+    int int_p_ = is_integer_p() && p_ >= 1 && p_ <= 64 ? int(p_) : 0;
     bool signed_;
     bool finite_ = true, sign_failed_ = false;
     long double max_ = 0, sum_ = 0, carry_ = 0;

@@ -78,11 +78,15 @@ CallResult gradient_call(const InputArgs &in, const MisuseArgs &misuse, CallFact
             const int32_t rank = forward_ok ? forward_rank : 0;
             const lpnorm_tensor yt{y.data(), in.dtype, rank, forward_shape, nullptr};
             const lpnorm_tensor dyt{dy.data(), in.dtype, rank, forward_shape, nullptr};
-            // The forward only where the gradient may succeed and x is within the harness's
-            // work and memory: a call that must be refused needs no real y, and is not shrunk,
-            // so its x can be far larger than the memory behind it (zero strides), or its
-            // strides reach beyond the token buffer the harness then passes.
-            if (forward_ok && !facts.op_error && n == y_elements && x_is_real(x, in.dtype)) {
+            // The forward only where the gradient may succeed and x and the forward's work
+            // are within the harness's bounds: a call that must be refused needs no real y,
+            // and is not shrunk, so its x can be far larger than the memory behind it (zero
+            // strides), its strides reach beyond the token buffer the harness then passes, or
+            // its windows be too many to compute in the run's time (a pooling of 8x8x8
+            // windows over 32768 outputs, every one out of range and recomputed by the range
+            // repair, took 5-15 s under the sanitizers, beyond libFuzzer's -timeout=10).
+            if (forward_ok && !facts.op_error && n == y_elements && facts.work <= kMaxWork &&
+                x_is_real(x, in.dtype)) {
                 op.forward(x, &yt);
             }
             const std::vector<uint8_t> y_before = y, dy_before = dy;
