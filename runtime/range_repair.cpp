@@ -217,8 +217,8 @@ private:
     bool is_odd_p() const { return is_integer_p() && std::fmod(p_, 2.0) == 1.0; }
 
     // r^p for 0 <= r <= 1: small integer p by squaring (a few long double roundings, far below
-    // double's), any other p by powl, which cost about 100 times as much per term and was most
-    // of a repair over windows of 512 taps, all of them out of range.
+    // double's), any other p by powl. With powl for every p, a p = 4 repair of 32768 windows of
+    // 512 taps, all out of range, took 11-15 s under the sanitizers; by squaring, 4-5 s.
     long double power(long double r) const {
         if (int_p_ == 0) return std::pow(r, static_cast<long double>(p_));
         long double result = 1, base = r;
