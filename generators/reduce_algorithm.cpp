@@ -49,7 +49,8 @@ std::vector<Expr> kind_conditions(Reducer reducer, const Expr &p_kind) {
     return conditions;
 }
 
-// The term a sum-type reduction adds up, in the accumulator type.
+// The term a sum-type reduction adds up, in the accumulator type, for the kinds lp_term does
+// not write out itself (L1, general p and the count).
 Expr strict_sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const Expr &p,
                      bool narrow, const Expr &general_power) {
     Expr a = cast(acc_t, x);
@@ -63,8 +64,6 @@ Expr strict_sum_term(const Expr &x, const Type &acc_t, const Expr &p_kind, const
     // One (condition, value) pair per line.
     // clang-format off
     return select(p_kind == abi::kL1, m,
-                  p_kind == abi::kL2, a * a,
-                  p_kind == abi::kL3, m * m * m,
                   // Halide's own float32 pow maps NaN to 0: non-finite |x| is its own term.
                   p_kind == abi::kLp, select(non_finite, m, general_power.defined() ? general_power
                                                             : lp_pow(finite_m, cast(acc_t, p), narrow)),
